@@ -1,0 +1,16 @@
+//===- InitAllPasses.h - register the project's passes ----------*- C++ -*-===//
+#ifndef SSD_INITALLPASSES_H
+#define SSD_INITALLPASSES_H
+
+#include "ssd/Dialect/SSD/Transforms/Passes.h"
+
+namespace ssd {
+
+/// Registers every pass (and pass pipeline) of the project with the global
+/// registry, so that they can be named on a command line or in a pipeline
+/// string.
+inline void registerAllPasses() { registerSSDPasses(); }
+
+} // namespace ssd
+
+#endif // SSD_INITALLPASSES_H
