@@ -1,0 +1,48 @@
+# -*- Python -*-
+# lit configuration of the SSD-MLIR regression suite.
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "SSD-MLIR"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".c", ".py", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ssd_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%ssd_src_root", config.ssd_src_root))
+config.substitutions.append(("%ssd_lib_dir", config.ssd_lib_dir))
+config.substitutions.append(("%cc", config.c_compiler))
+config.substitutions.append(("%python", config.python_executable))
+
+# Scoped FileCheck variables, and no unused check prefixes.
+config.environment["FILECHECK_OPTS"] = (
+    "-enable-var-scope --allow-unused-prefixes=false"
+)
+
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.ssd_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["ssd-opt"], tool_dirs)
+llvm_config.with_environment("PATH", config.ssd_tools_dir, append_path=True)
+
+# The shared golden cases sit beside the repository in CI and on the
+# developers' machines; elsewhere the tests that need them are unsupported.
+golden = os.path.normpath(os.path.join(config.ssd_src_root, "..", "shared", "golden"))
+if os.path.isfile(os.path.join(golden, "README.md")):
+    config.available_features.add("golden")
+    config.substitutions.append(("%golden", golden))
+
+# ptxas assembles the generated PTX for sm_90a where the CUDA toolkit exists.
+ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None
+)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
