@@ -31,6 +31,7 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.ssd_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["ssd-opt"], tool_dirs)
 llvm_config.with_environment("PATH", config.ssd_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # The shared golden cases sit beside the repository in CI and on the
 # developers' machines; elsewhere the tests that need them are unsupported.

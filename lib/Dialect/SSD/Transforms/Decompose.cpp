@@ -110,16 +110,17 @@ struct SSDDecomposePass
   using Base::Base;
 
   void runOnOperation() override {
-    if (chunkSize != 0 &&
-        (chunkSize < 0 || !llvm::isPowerOf2_64(static_cast<uint64_t>(chunkSize)))) {
-      getOperation()->emitError()
+    int64_t q = chunkSize;
+    if (q != 0 && (q < 0 || !llvm::isPowerOf2_64(static_cast<uint64_t>(q)))) {
+      // Reported at the location alone: the option is wrong, not the IR.
+      emitError(getOperation()->getLoc())
           << "ssd-decompose: chunk-size must be a positive power of two or 0, "
              "got "
-          << chunkSize;
+          << q;
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
-    populateSSDDecomposePatterns(patterns, chunkSize);
+    populateSSDDecomposePatterns(patterns, q);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
