@@ -1,0 +1,30 @@
+# The two commands of the README. Both install what is missing, configure
+# and build into build/ (tools in build/bin/), then run.
+BUILD_DIR ?= build
+PYTHON ?= python3
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+
+.PHONY: demo test deps build check-lit check-python clean
+
+demo: build
+	./scripts/demo.sh
+
+test: build
+	$(MAKE) check-lit check-python
+
+deps:
+	./scripts/install-deps.sh
+
+build: deps
+	cmake -G Ninja -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
+	cmake --build $(BUILD_DIR)
+
+check-lit:
+	cmake --build $(BUILD_DIR) --target check-ssd
+
+check-python:
+	$(PYTHON) -m pip install -q -e python[test]
+	SSD_MLIR_LIB=$(abspath $(BUILD_DIR))/lib $(PYTHON) -m pytest -q python/tests
+
+clean:
+	rm -rf $(BUILD_DIR)

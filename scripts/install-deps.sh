@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what the build and the test suites need and is missing: the
+# Debian packages (LLVM/MLIR 22, build tools, GoogleTest) and the Python
+# packages. Safe to run again; it installs only what is absent.
+set -euo pipefail
+
+APT_PACKAGES=(
+  libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+  cmake ninja-build g++ libgtest-dev
+)
+PIP_PACKAGES=(pytest numpy)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "install-deps: missing Debian packages: ${missing[*]} (run as root)" >&2
+    exit 1
+  fi
+  echo "install-deps: apt-get install ${missing[*]}"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+
+PYTHON=${PYTHON:-python3}
+pip_missing=()
+for pkg in "${PIP_PACKAGES[@]}"; do
+  "$PYTHON" -c "import $pkg" 2>/dev/null || pip_missing+=("$pkg")
+done
+if ((${#pip_missing[@]})); then
+  echo "install-deps: pip install ${pip_missing[*]}"
+  "$PYTHON" -m pip install -q "${pip_missing[@]}"
+fi
