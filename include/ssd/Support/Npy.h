@@ -1,0 +1,74 @@
+//===- Npy.h - numpy .npy files ---------------------------------*- C++ -*-===//
+//
+// Reads and writes numpy `.npy` files of format 1.0 (and reads 2.0/3.0
+// headers): little endian, C order, element types float32, float64, int32
+// and int64. Every error names the file and the problem.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SSD_SUPPORT_NPY_H
+#define SSD_SUPPORT_NPY_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ssd {
+
+/// The element types a `.npy` file may hold.
+enum class NpyDType { F32, F64, I32, I64 };
+
+/// The numpy type string of `dtype` (`<f4`, `<f8`, `<i4`, `<i8`).
+llvm::StringRef npyDTypeDescr(NpyDType dtype);
+/// The size of one element of `dtype` in bytes.
+size_t npyDTypeSize(NpyDType dtype);
+
+/// A shape as text: `(2, 64, 4)`, `(5,)` or `()`.
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+/// The number of elements of `shape`, or -1 when it overflows int64.
+int64_t shapeNumElements(llvm::ArrayRef<int64_t> shape);
+
+/// The contents of one `.npy` file: its element type, shape and the raw
+/// little-endian bytes of its elements in C order.
+struct NpyArray {
+  NpyDType dtype = NpyDType::F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+
+  int64_t numElements() const { return shapeNumElements(shape); }
+  bool isFloat() const { return dtype == NpyDType::F32 || dtype == NpyDType::F64; }
+
+  /// The elements as float32 (float64 elements are rounded). Only valid for
+  /// a floating-point array.
+  std::vector<float> toFloat() const;
+  /// The elements as int32. Only valid for an integer array; int64 elements
+  /// must fit (see `fitsInt32`).
+  std::vector<int32_t> toInt32() const;
+  /// Whether every int64 element fits in int32 (always true for int32).
+  bool fitsInt32() const;
+};
+
+/// Parses the bytes of a `.npy` file; `name` is used in error messages.
+llvm::Expected<NpyArray> parseNpy(llvm::StringRef name,
+                                  llvm::ArrayRef<uint8_t> contents);
+
+/// Reads and parses the `.npy` file at `path`.
+llvm::Expected<NpyArray> readNpy(llvm::StringRef path);
+
+/// Serialises an array as a format 1.0 `.npy` file.
+std::vector<uint8_t> serializeNpy(NpyDType dtype, llvm::ArrayRef<int64_t> shape,
+                                  llvm::ArrayRef<uint8_t> bytes);
+
+/// Writes a float32 (or int32) `.npy` file; the data size must match `shape`.
+llvm::Error writeNpy(llvm::StringRef path, llvm::ArrayRef<int64_t> shape,
+                     llvm::ArrayRef<float> data);
+llvm::Error writeNpy(llvm::StringRef path, llvm::ArrayRef<int64_t> shape,
+                     llvm::ArrayRef<int32_t> data);
+
+} // namespace ssd
+
+#endif // SSD_SUPPORT_NPY_H

@@ -1,0 +1,184 @@
+//===- NpyTest.cpp - .npy reading and writing ------------------------------===//
+#include "TestUtil.h"
+
+#include "ssd/Support/Npy.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include "gmock/gmock.h"
+
+#include <cstring>
+
+using namespace ssd;
+using ::testing::HasSubstr;
+
+namespace {
+
+/// The bytes of an .npy file with a hand-written header (format 1.0).
+std::vector<uint8_t> rawNpy(const std::string &header,
+                            const std::vector<uint8_t> &data) {
+  std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  out.push_back(header.size() & 0xff);
+  out.push_back(header.size() >> 8);
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+std::string parseError(const std::vector<uint8_t> &bytes) {
+  llvm::Expected<NpyArray> array = parseNpy("t.npy", bytes);
+  if (array)
+    return "no error";
+  return llvm::toString(array.takeError());
+}
+
+void writeBytes(const std::string &path, const std::vector<uint8_t> &bytes) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  ASSERT_FALSE(ec);
+  os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+}
+
+} // namespace
+
+TEST(Npy, FloatRoundTrip) {
+  test::TempDir dir;
+  std::vector<float> values = {1.0f, -2.5f, 3.25f, 0.0f, 1e-30f, -7.0f};
+  ASSERT_EQ(test::errorMessage(writeNpy(dir.file("a.npy"), {2, 3}, values)), "");
+  llvm::Expected<NpyArray> array = readNpy(dir.file("a.npy"));
+  ASSERT_TRUE(static_cast<bool>(array)) << llvm::toString(array.takeError());
+  EXPECT_EQ(array->dtype, NpyDType::F32);
+  EXPECT_EQ(array->shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(array->toFloat(), values);
+}
+
+TEST(Npy, IntRoundTripAndDataAlignment) {
+  test::TempDir dir;
+  std::vector<int32_t> values = {0, 5, 64, 65, 150};
+  ASSERT_EQ(test::errorMessage(writeNpy(dir.file("i.npy"), {5}, values)), "");
+  llvm::Expected<NpyArray> array = readNpy(dir.file("i.npy"));
+  ASSERT_TRUE(static_cast<bool>(array)) << llvm::toString(array.takeError());
+  EXPECT_EQ(array->dtype, NpyDType::I32);
+  EXPECT_EQ(array->toInt32(), values);
+  // numpy aligns the data to 64 bytes and ends the header with a newline.
+  std::vector<uint8_t> bytes = serializeNpy(NpyDType::I32, {5}, {});
+  EXPECT_EQ(bytes.size() % 64, 0u);
+  EXPECT_EQ(bytes.back(), '\n');
+}
+
+TEST(Npy, ScalarAndEmptyShapes) {
+  std::vector<uint8_t> scalar = serializeNpy(NpyDType::F32, {}, {0, 0, 128, 63});
+  llvm::Expected<NpyArray> array = parseNpy("s.npy", scalar);
+  ASSERT_TRUE(static_cast<bool>(array)) << llvm::toString(array.takeError());
+  EXPECT_TRUE(array->shape.empty());
+  EXPECT_EQ(array->toFloat(), std::vector<float>{1.0f});
+  std::vector<uint8_t> empty = serializeNpy(NpyDType::F32, {0, 4}, {});
+  array = parseNpy("e.npy", empty);
+  ASSERT_TRUE(static_cast<bool>(array)) << llvm::toString(array.takeError());
+  EXPECT_EQ(array->numElements(), 0);
+}
+
+TEST(Npy, ReadsFloat64AndInt64) {
+  double d[2] = {1.5, -0.25};
+  std::vector<uint8_t> data(16);
+  std::memcpy(data.data(), d, 16);
+  llvm::Expected<NpyArray> array = parseNpy(
+      "d.npy",
+      rawNpy("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n", data));
+  ASSERT_TRUE(static_cast<bool>(array)) << llvm::toString(array.takeError());
+  EXPECT_EQ(array->toFloat(), (std::vector<float>{1.5f, -0.25f}));
+
+  int64_t i[2] = {7, -3};
+  std::memcpy(data.data(), i, 16);
+  array = parseNpy(
+      "i.npy",
+      rawNpy("{\"shape\": (2,), \"descr\": \"<i8\", \"fortran_order\": False}", data));
+  ASSERT_TRUE(static_cast<bool>(array)) << llvm::toString(array.takeError());
+  EXPECT_TRUE(array->fitsInt32());
+  EXPECT_EQ(array->toInt32(), (std::vector<int32_t>{7, -3}));
+
+  i[0] = int64_t(1) << 40;
+  std::memcpy(data.data(), i, 16);
+  array = parseNpy(
+      "i.npy",
+      rawNpy("{'descr': '<i8', 'fortran_order': False, 'shape': (2,)}", data));
+  ASSERT_TRUE(static_cast<bool>(array));
+  EXPECT_FALSE(array->fitsInt32());
+}
+
+TEST(Npy, BadMagic) {
+  std::vector<uint8_t> bytes = serializeNpy(NpyDType::F32, {1}, {0, 0, 0, 0});
+  bytes[1] = 'X';
+  EXPECT_THAT(parseError(bytes), HasSubstr("t.npy: bad magic"));
+  EXPECT_THAT(parseError({}), HasSubstr("t.npy: bad magic"));
+}
+
+TEST(Npy, UnsupportedDtypes) {
+  std::vector<uint8_t> two(2);
+  EXPECT_THAT(
+      parseError(rawNpy("{'descr': '<f2', 'fortran_order': False, 'shape': (1,)}", two)),
+      HasSubstr("t.npy: unsupported dtype '<f2'"));
+  std::vector<uint8_t> four(4);
+  EXPECT_THAT(
+      parseError(rawNpy("{'descr': '>f4', 'fortran_order': False, 'shape': (1,)}", four)),
+      HasSubstr("t.npy: big-endian dtype '>f4'"));
+  EXPECT_THAT(
+      parseError(rawNpy("{'descr': '|b1', 'fortran_order': False, 'shape': (4,)}", four)),
+      HasSubstr("unsupported dtype '|b1'"));
+}
+
+TEST(Npy, FortranOrder) {
+  std::vector<uint8_t> data(16);
+  EXPECT_THAT(
+      parseError(rawNpy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2)}", data)),
+      HasSubstr("t.npy: fortran_order arrays are not supported"));
+}
+
+TEST(Npy, TruncatedAndTrailingData) {
+  std::vector<uint8_t> bytes = serializeNpy(NpyDType::F32, {2, 2}, std::vector<uint8_t>(16));
+  std::vector<uint8_t> truncated(bytes.begin(), bytes.end() - 3);
+  EXPECT_THAT(parseError(truncated),
+              HasSubstr("t.npy: truncated data: shape (2, 2) <f4 needs 16 bytes, file has 13"));
+  bytes.push_back(0);
+  EXPECT_THAT(parseError(bytes), HasSubstr("t.npy: 1 bytes of trailing data"));
+  std::vector<uint8_t> header(bytes.begin(), bytes.begin() + 20);
+  EXPECT_THAT(parseError(header), HasSubstr("t.npy: truncated header"));
+}
+
+TEST(Npy, MalformedHeaders) {
+  std::vector<uint8_t> four(4);
+  EXPECT_THAT(parseError(rawNpy("{'descr': '<f4', 'shape': (1,)}", four)),
+              HasSubstr("missing key 'fortran_order'"));
+  EXPECT_THAT(parseError(rawNpy("{'descr': '<f4', 'fortran_order': False, "
+                                "'shape': (1,), 'extra': 1}",
+                                four)),
+              HasSubstr("unknown key 'extra'"));
+  EXPECT_THAT(parseError(rawNpy("{'descr': '<f4', 'fortran_order': False, "
+                                "'shape': (-1,)}",
+                                four)),
+              HasSubstr("expected a non-negative dimension"));
+  EXPECT_THAT(parseError(rawNpy("['descr']", four)), HasSubstr("expected '{'"));
+  EXPECT_THAT(parseError(rawNpy("{'descr': '<f4', 'fortran_order': False, "
+                                "'shape': (99999999999, 99999999999, 99999999999)}",
+                                four)),
+              HasSubstr("too large"));
+  std::vector<uint8_t> version = serializeNpy(NpyDType::F32, {1}, four);
+  version[6] = 9;
+  EXPECT_THAT(parseError(version), HasSubstr("unsupported .npy format version 9.0"));
+}
+
+TEST(Npy, MissingFileNamesThePath) {
+  llvm::Expected<NpyArray> array = readNpy("/nonexistent/dir/q.npy");
+  ASSERT_FALSE(static_cast<bool>(array));
+  EXPECT_THAT(llvm::toString(array.takeError()),
+              HasSubstr("/nonexistent/dir/q.npy: cannot read"));
+}
+
+TEST(Npy, WritesFileThatReadsBackByteForByte) {
+  test::TempDir dir;
+  std::vector<uint8_t> bytes = serializeNpy(NpyDType::F32, {3}, std::vector<uint8_t>(12, 1));
+  writeBytes(dir.file("b.npy"), bytes);
+  llvm::Expected<NpyArray> array = readNpy(dir.file("b.npy"));
+  ASSERT_TRUE(static_cast<bool>(array));
+  EXPECT_EQ(array->bytes, std::vector<uint8_t>(12, 1));
+}
