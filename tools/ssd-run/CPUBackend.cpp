@@ -1,0 +1,170 @@
+//===- CPUBackend.cpp - ssd-run --backend cpu -----------------------------===//
+#include "CPUBackend.h"
+
+#include "CaseModule.h"
+#include "HostBuffer.h"
+
+#include "ssd/InitAllDialects.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+
+#include "llvm/Support/TargetSelect.h"
+
+#ifdef SSD_HAVE_CPU_PIPELINE
+#include "ssd/Conversion/Pipelines.h"
+#endif
+
+using namespace mlir;
+using namespace ssd;
+
+bool ssd::cpuBackendAvailable() {
+#ifdef SSD_HAVE_CPU_PIPELINE
+  return true;
+#else
+  return false;
+#endif
+}
+
+namespace {
+/// An MLIR context with every dialect the pipeline may produce, and the
+/// diagnostics it emits collected as text.
+class Session {
+public:
+  Session() : context(makeRegistry()) {
+    handler = std::make_unique<ScopedDiagnosticHandler>(
+        &context, [this](Diagnostic &diag) {
+          llvm::raw_string_ostream os(diagnostics);
+          os << (diagnostics.empty() ? "" : "\n") << diag.getLocation() << ": "
+             << diag;
+          for (const Diagnostic &note : diag.getNotes())
+            os << "\n  note: " << note;
+          return success();
+        });
+  }
+
+  llvm::Error fail(const llvm::Twine &what) {
+    std::string text = what.str();
+    if (!diagnostics.empty())
+      text += ":\n" + diagnostics;
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
+  }
+
+  MLIRContext context;
+  std::string diagnostics;
+
+private:
+  static DialectRegistry makeRegistry() {
+    DialectRegistry registry;
+    mlir::registerAllDialects(registry);
+    mlir::registerAllExtensions(registry);
+    ssd::registerAllDialects(registry);
+    registerBuiltinDialectTranslation(registry);
+    registerLLVMDialectTranslation(registry);
+    return registry;
+  }
+
+  std::unique_ptr<ScopedDiagnosticHandler> handler;
+};
+} // namespace
+
+static llvm::Expected<OwningOpRef<ModuleOp>>
+buildAndLower(Session &session, const SSDCase &c, const RunConfig &config,
+              bool lower) {
+  OwningOpRef<ModuleOp> module = buildCaseModule(session.context, c, config);
+  if (failed(verify(*module)))
+    return session.fail("the generated module does not verify");
+  if (!lower)
+    return std::move(module);
+#ifdef SSD_HAVE_CPU_PIPELINE
+  PassManager pm(&session.context);
+  buildCPUPipeline(pm);
+  if (failed(pm.run(*module)))
+    return session.fail("the CPU lowering failed");
+  return std::move(module);
+#else
+  return session.fail("the CPU lowering is not built in this configuration");
+#endif
+}
+
+llvm::Error ssd::printCaseModule(const SSDCase &c, const RunConfig &config,
+                                 bool lowered, llvm::raw_ostream &os) {
+  Session session;
+  llvm::Expected<OwningOpRef<ModuleOp>> module =
+      buildAndLower(session, c, config, lowered);
+  if (!module)
+    return module.takeError();
+  (*module)->print(os);
+  os << "\n";
+  return llvm::Error::success();
+}
+
+llvm::Expected<RunOutputs> ssd::runCPUBackend(const SSDCase &c,
+                                              const RunConfig &config) {
+  Session session;
+  llvm::Expected<OwningOpRef<ModuleOp>> module =
+      buildAndLower(session, c, config, /*lower=*/true);
+  if (!module)
+    return module.takeError();
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  ExecutionEngineOptions options;
+  options.transformer = makeOptimizingTransformer(
+      /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+  llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
+      ExecutionEngine::create(**module, options);
+  if (!engine)
+    return session.fail("JIT compilation failed: " +
+                        llvm::toString(engine.takeError()));
+
+  // One host buffer per memref argument; the C interface takes a pointer to
+  // each descriptor, and the packed entry point a pointer to each pointer.
+  std::vector<KernelArg> args = caseKernelArgs(c, config);
+  std::vector<HostBuffer> buffers;
+  buffers.reserve(args.size());
+  for (const KernelArg &arg : args) {
+    HostBuffer &buffer = buffers.emplace_back(arg);
+    if (arg.isOutput)
+      continue;
+    if (arg.name == "seq_idx")
+      buffer.store(c.seqIdx.data);
+    else if (arg.name == "cu_seqlens")
+      buffer.store(c.cuSeqlens.data);
+    else
+      buffer.store(arg.name == "x"                ? c.x.data
+                   : arg.name == "dt"             ? c.dt.data
+                   : arg.name == "A"              ? c.A.data
+                   : arg.name == "B"              ? c.B.data
+                   : arg.name == "C"              ? c.C.data
+                   : arg.name == "D"              ? c.D.data
+                   : arg.name == "z"              ? c.z.data
+                   : arg.name == "dt_bias"        ? c.dtBias.data
+                                                  : c.initialStates.data);
+  }
+  std::vector<void *> descriptors, packed;
+  for (HostBuffer &buffer : buffers)
+    descriptors.push_back(buffer.descriptor());
+  for (void *&descriptor : descriptors)
+    packed.push_back(&descriptor);
+  llvm::SmallVector<void *> packedArgs(packed.begin(), packed.end());
+  std::string entry = ("_mlir_ciface_" + kCaseFunctionName).str();
+  if (llvm::Error err = (*engine)->invokePacked(entry, packedArgs))
+    return session.fail("running " + entry + " failed: " +
+                        llvm::toString(std::move(err)));
+
+  RunOutputs outputs;
+  outputs.y = buffers[buffers.size() - 2].load();
+  outputs.finalStates = buffers.back().load();
+  return outputs;
+}

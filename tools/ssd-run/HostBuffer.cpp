@@ -1,0 +1,63 @@
+//===- HostBuffer.cpp - host data behind a memref argument ----------------===//
+#include "HostBuffer.h"
+
+#include "ssd/Support/FloatBits.h"
+
+#include <cassert>
+#include <cstring>
+
+using namespace ssd;
+
+static size_t elementSize(BufferKind kind) {
+  return kind == BufferKind::BF16 || kind == BufferKind::F16 ? 2 : 4;
+}
+
+static ElementKind halfKind(BufferKind kind) {
+  return kind == BufferKind::BF16 ? ElementKind::BF16 : ElementKind::F16;
+}
+
+HostBuffer::HostBuffer(const KernelArg &arg) : karg(arg), count(1) {
+  for (int64_t dim : arg.shape)
+    count *= dim;
+  size_t bytes = count * elementSize(arg.kind);
+  words.assign((bytes + 3) / 4 + 1, 0); // never empty: a valid pointer
+  int64_t rank = arg.shape.size();
+  desc.assign(3 + 2 * rank, 0);
+  auto base = reinterpret_cast<intptr_t>(words.data());
+  desc[0] = base; // allocated
+  desc[1] = base; // aligned
+  desc[2] = 0;    // offset
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    desc[3 + d] = arg.shape[d];
+    desc[3 + rank + d] = stride;
+    stride *= arg.shape[d];
+  }
+}
+
+void HostBuffer::store(llvm::ArrayRef<float> values) {
+  assert(static_cast<int64_t>(values.size()) == count && "size mismatch");
+  if (karg.kind == BufferKind::F32) {
+    std::memcpy(words.data(), values.data(), count * sizeof(float));
+    return;
+  }
+  std::vector<uint16_t> bits = toHalfBits(halfKind(karg.kind), values);
+  std::memcpy(words.data(), bits.data(), count * sizeof(uint16_t));
+}
+
+void HostBuffer::store(llvm::ArrayRef<int32_t> values) {
+  assert(karg.kind == BufferKind::I32 &&
+         static_cast<int64_t>(values.size()) == count && "bad int buffer");
+  std::memcpy(words.data(), values.data(), count * sizeof(int32_t));
+}
+
+std::vector<float> HostBuffer::load() const {
+  if (karg.kind == BufferKind::F32) {
+    std::vector<float> values(count);
+    std::memcpy(values.data(), words.data(), count * sizeof(float));
+    return values;
+  }
+  std::vector<uint16_t> bits(count);
+  std::memcpy(bits.data(), words.data(), count * sizeof(uint16_t));
+  return fromHalfBits(halfKind(karg.kind), bits);
+}

@@ -1,0 +1,33 @@
+//===- Options.h - ssd-run's command line -----------------------*- C++ -*-===//
+#ifndef SSD_TOOLS_SSDRUN_OPTIONS_H
+#define SSD_TOOLS_SSDRUN_OPTIONS_H
+
+#include "RunConfig.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace ssd {
+
+struct RunOptions {
+  std::string caseDir;
+  std::string backend = "cpu";
+  std::string outDir;
+  RunConfig config;
+  bool reference = false;   ///< run the independent reference instead
+  bool emitMLIR = false;    ///< print the module and stop
+  bool emitLowered = false; ///< print the lowered module and stop
+  bool help = false;
+};
+
+/// The usage text.
+const char *runUsage();
+
+/// Parses `args` (without the program name); errors describe the bad flag.
+llvm::Expected<RunOptions> parseRunOptions(llvm::ArrayRef<const char *> args);
+
+} // namespace ssd
+
+#endif // SSD_TOOLS_SSDRUN_OPTIONS_H

@@ -1,0 +1,40 @@
+//===- RunConfig.h - what ssd-run computes and how --------------*- C++ -*-===//
+#ifndef SSD_TOOLS_SSDRUN_RUNCONFIG_H
+#define SSD_TOOLS_SSDRUN_RUNCONFIG_H
+
+#include "ssd/Support/FloatBits.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ssd {
+
+/// The precision choices and the algorithm parameter of one run.
+struct RunConfig {
+  int64_t chunkSize = 64;
+  /// The element type of x, B, C, z and y.
+  ElementKind dtype = ElementKind::F32;
+  /// The element type of initial_states and final_states (F32 or F16).
+  ElementKind stateDtype = ElementKind::F32;
+};
+
+/// The outputs of a run, widened to float32 whatever the compute dtype:
+/// `y` shaped like x and `finalStates` like the case's state shape.
+struct RunOutputs {
+  std::vector<float> y;
+  std::vector<float> finalStates;
+};
+
+/// The command-line spelling of an element kind (`f32`, `bf16`, `f16`).
+llvm::StringRef elementKindName(ElementKind kind);
+
+/// The error bound of golden/README.md for a configuration: 1e-4 in f32,
+/// 1.5e-2 with bf16 inputs, 5e-3 with f16 inputs; an f16 state gets the
+/// bf16 bound.
+double errorBound(const RunConfig &config);
+
+} // namespace ssd
+
+#endif // SSD_TOOLS_SSDRUN_RUNCONFIG_H
