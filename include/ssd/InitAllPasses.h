@@ -2,6 +2,8 @@
 #ifndef SSD_INITALLPASSES_H
 #define SSD_INITALLPASSES_H
 
+#include "ssd/Conversion/Passes.h"
+#include "ssd/Conversion/Pipelines.h"
 #include "ssd/Dialect/SSD/Transforms/Passes.h"
 
 namespace ssd {
@@ -9,7 +11,11 @@ namespace ssd {
 /// Registers every pass (and pass pipeline) of the project with the global
 /// registry, so that they can be named on a command line or in a pipeline
 /// string.
-inline void registerAllPasses() { registerSSDPasses(); }
+inline void registerAllPasses() {
+  registerSSDPasses();
+  registerSSDConversionPasses();
+  registerCPUPipeline();
+}
 
 } // namespace ssd
 

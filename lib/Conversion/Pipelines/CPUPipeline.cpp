@@ -1,0 +1,98 @@
+//===- CPUPipeline.cpp - ssd-cpu-pipeline ---------------------------------===//
+//
+// From ssd ops on tensors inside memref functions to the LLVM dialect:
+//   ssd-decompose -> convert-ssd-to-linalg -> canonicalize/CSE
+//   -> tile + vectorize the contractions (on tensors)
+//   -> one-shot bufferize (function boundaries, identity layouts)
+//   -> hoist vector accumulators, remaining linalg to loops
+//   -> buffer deallocation -> vector/scf/memref/math/arith/func to LLVM.
+//
+//===----------------------------------------------------------------------===//
+#include "ssd/Conversion/Pipelines.h"
+#include "ssd/Conversion/Passes.h"
+#include "ssd/Dialect/SSD/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace {
+
+struct CPUPipelineCLOptions
+    : public PassPipelineOptions<CPUPipelineCLOptions> {
+  Option<int64_t> chunkSize{
+      *this, "chunk-size",
+      llvm::cl::desc("Chunk size for ssd-decompose (0 keeps the op's)"),
+      llvm::cl::init(0)};
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile and vectorize the contractions"),
+      llvm::cl::init(true)};
+};
+
+} // namespace
+
+void ssd::buildCPUPipeline(OpPassManager &pm,
+                           const CPUPipelineOptions &options) {
+  pm.addPass(createSSDDecompose(SSDDecomposeOptions{options.chunkSize}));
+  pm.addPass(createConvertSSDToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.vectorize)
+    pm.addNestedPass<func::FuncOp>(createSSDCPUTileAndVectorize());
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  if (options.vectorize)
+    pm.addNestedPass<func::FuncOp>(createSSDCPULowerVectors());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void ssd::buildCPUPipeline(OpPassManager &pm) {
+  buildCPUPipeline(pm, CPUPipelineOptions());
+}
+
+void ssd::registerCPUPipeline() {
+  PassPipelineRegistration<CPUPipelineCLOptions>(
+      "ssd-cpu-pipeline",
+      "Lower ssd ops in memref functions to the LLVM dialect for the CPU "
+      "(ExecutionEngine / mlir-runner)",
+      [](OpPassManager &pm, const CPUPipelineCLOptions &cl) {
+        CPUPipelineOptions options;
+        options.chunkSize = cl.chunkSize;
+        options.vectorize = cl.vectorize;
+        ssd::buildCPUPipeline(pm, options);
+      });
+}
