@@ -13,6 +13,7 @@
 #include "ssd/Dialect/SSD/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -61,7 +62,11 @@ void ssd::buildCPUPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
 
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertVectorToSCFPass());
+  // Fully unrolled transfers: the partial lowering stages vectors through
+  // allocas placed inside the loops, which overflows the stack on long runs.
+  VectorTransferToSCFOptions transfers;
+  transfers.enableFullUnroll();
+  pm.addPass(createConvertVectorToSCFPass(transfers));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -81,8 +81,14 @@ struct TileAndVectorizePass
       rewriter.replaceOp(op, tiled->replacements);
       for (Operation *tile : tiled->tiledOps) {
         rewriter.setInsertionPoint(tile);
-        FailureOr<linalg::VectorizationResult> vec =
-            linalg::vectorize(rewriter, tile);
+        // Emit vector.contract directly (not broadcast + multi_reduction),
+        // which the contract lowering turns into outer-product FMAs.
+        FailureOr<linalg::VectorizationResult> vec = linalg::vectorize(
+            rewriter, tile, /*inputVectorSizes=*/{},
+            /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
+            /*flatten1DDepthwiseConv=*/false,
+            /*assumeDynamicDimsMatchVecSizes=*/false,
+            /*createNamedContraction=*/true);
         if (succeeded(vec))
           rewriter.replaceOp(tile, vec->replacements);
       }

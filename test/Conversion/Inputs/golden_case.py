@@ -153,6 +153,8 @@ def main():
     ap.add_argument("--dynamic", action="store_true")
     ap.add_argument("--pipeline-options", default="")
     ap.add_argument("--emit")
+    ap.add_argument("--max-err", type=float,
+                    help="exit non-zero when an output's error is above this")
     args = ap.parse_args()
     text, meta, y_shape, fs_shape = build(args.case, args)
     if args.emit:
@@ -176,6 +178,11 @@ def main():
         print("%s %s Q=%d %s/%s%s: %s rel err %.3e" % (
             os.path.basename(args.case.rstrip("/")), name, args.chunk_size, args.dtype,
             args.state_dtype, " dyn" if args.dynamic else "", name, err))
+    if args.max_err is not None:
+        # NaN compares false, so test for "not within" rather than "above".
+        if not worst <= args.max_err:
+            sys.exit("FAIL: error %.3e above %.1e" % (worst, args.max_err))
+        print("PASS")
     return worst
 
 
