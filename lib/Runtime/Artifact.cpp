@@ -1,0 +1,355 @@
+//===- Artifact.cpp - Loading and launching SSD artifacts -----------------===//
+//
+// launch() = planLaunch (pure checks and geometry) + the driver calls: load
+// the cubin into the current context once, lay out the workspace, encode TMA
+// descriptors, pack parameters and launch every kernel on the caller's
+// stream.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ssd/Runtime/Runtime.h"
+
+#include "Driver.h"
+#include "Params.h"
+#include "TensorMap.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+using namespace ssd::rt;
+
+namespace {
+
+Expected<std::string> readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::error("cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+/// A kernel the 48 KB default cannot hold needs an explicit opt-in.
+constexpr uint32_t kDefaultSharedLimit = 48 * 1024;
+
+struct LoadedModule {
+  CUmodule module = nullptr;
+  std::vector<CUfunction> functions; // Parallel to Manifest::kernels.
+};
+
+Expected<DeviceInfo> queryDevice(const Driver &d) {
+  CUcontext ctx = nullptr;
+  CUresult r = d.cuCtxGetCurrent(&ctx);
+  if (r != CUDA_SUCCESS)
+    return d.error(r, "cuCtxGetCurrent failed");
+  if (!ctx)
+    return Status::error(
+        "no current CUDA context on this thread; make one current first "
+        "(PyTorch does on first CUDA use; with the driver API, "
+        "cuDevicePrimaryCtxRetain and cuCtxSetCurrent)");
+  CUdevice dev;
+  if ((r = d.cuCtxGetDevice(&dev)) != CUDA_SUCCESS)
+    return d.error(r, "cuCtxGetDevice failed");
+  DeviceInfo info;
+  info.ordinal = int(dev);
+  int v = 0;
+  auto attr = [&](CUdevice_attribute a, const char *what) -> Status {
+    CUresult res = d.cuDeviceGetAttribute(&v, a, dev);
+    if (res != CUDA_SUCCESS)
+      return d.error(res,
+                     std::string("cuDeviceGetAttribute(") + what + ") failed");
+    return Status::success();
+  };
+  SSD_RT_RETURN_IF_ERROR(
+      attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "major"));
+  info.computeMajor = v;
+  SSD_RT_RETURN_IF_ERROR(
+      attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "minor"));
+  info.computeMinor = v;
+  SSD_RT_RETURN_IF_ERROR(
+      attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "SM count"));
+  info.smCount = v;
+  SSD_RT_RETURN_IF_ERROR(attr(
+      CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "shared memory"));
+  info.maxSharedPerBlockOptin = v;
+  return info;
+}
+
+PointerQuery driverPointerQuery(const Driver &d) {
+  return [&d](const void *ptr) -> Expected<PointerInfo> {
+    // cuPointerGetAttributes, unlike cuPointerGetAttribute, succeeds on
+    // pointers CUDA does not know and leaves the memory type 0.
+    unsigned int memoryType = 0;
+    int ordinal = -1;
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    void *data[] = {&memoryType, &ordinal};
+    CUresult r = d.cuPointerGetAttributes(
+        2, attrs, data, CUdeviceptr(reinterpret_cast<uintptr_t>(ptr)));
+    if (r != CUDA_SUCCESS)
+      return d.error(r, "cuPointerGetAttributes failed");
+    PointerInfo info;
+    info.isDeviceMemory = memoryType == CU_MEMORYTYPE_DEVICE ||
+                          memoryType == CU_MEMORYTYPE_UNIFIED;
+    info.device = ordinal;
+    return info;
+  };
+}
+
+/// Frees an auto-allocated workspace on the stream however launch() exits.
+struct StreamBuffer {
+  const Driver *driver = nullptr;
+  CUdeviceptr ptr = 0;
+  CUstream stream = nullptr;
+  ~StreamBuffer() {
+    if (ptr)
+      driver->cuMemFreeAsync(ptr, stream);
+  }
+};
+
+} // namespace
+
+struct Artifact::Impl {
+  Manifest manifest;
+  std::vector<char> cubin;
+  std::string origin;
+  const Driver *driver = nullptr; // Set at the first load into a context.
+
+  std::mutex mutex;
+  std::map<CUcontext, LoadedModule> modules;
+
+  ~Impl() {
+    // Errors are ignored: the context may already be gone.
+    for (auto &[ctx, loaded] : modules)
+      driver->cuModuleUnload(loaded.module);
+  }
+
+  Expected<const LoadedModule *> moduleFor(const Driver &d, CUcontext ctx);
+};
+
+Expected<const LoadedModule *> Artifact::Impl::moduleFor(const Driver &d,
+                                                         CUcontext ctx) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = modules.find(ctx);
+  if (it != modules.end())
+    return static_cast<const LoadedModule *>(&it->second);
+  driver = &d;
+  LoadedModule loaded;
+  CUresult r = d.cuModuleLoadData(&loaded.module, cubin.data());
+  if (r != CUDA_SUCCESS)
+    return d.error(r, origin + ": cuModuleLoadData of kernels.cubin failed");
+  for (const KernelSpec &k : manifest.kernels) {
+    CUfunction f;
+    r = d.cuModuleGetFunction(&f, loaded.module, k.name.c_str());
+    if (r == CUDA_SUCCESS && k.cluster[0] * k.cluster[1] * k.cluster[2] > 8)
+      r = d.cuFuncSetAttribute(
+          f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    if (r != CUDA_SUCCESS) {
+      d.cuModuleUnload(loaded.module);
+      return d.error(r, origin + ": kernel '" + k.name + "' in kernels.cubin");
+    }
+    loaded.functions.push_back(f);
+  }
+  auto [pos, inserted] = modules.emplace(ctx, std::move(loaded));
+  return static_cast<const LoadedModule *>(&pos->second);
+}
+
+Status ssd::rt::driverAvailable() {
+  Expected<const Driver *> d = getDriver();
+  return d.ok() ? Status::success() : d.status();
+}
+
+Expected<DeviceInfo> ssd::rt::currentDevice() {
+  Expected<const Driver *> d = getDriver();
+  if (!d.ok())
+    return d.status();
+  return queryDevice(**d);
+}
+
+Expected<Artifact> Artifact::fromMemory(const std::string &manifestJson,
+                                        std::vector<char> cubin,
+                                        const std::string &origin) {
+  Expected<Manifest> m = parseManifest(manifestJson);
+  if (!m.ok())
+    return Status::error(origin + "/manifest.json: " + m.message());
+  // cubins are ELF files; anything else is a packaging mistake.
+  if (cubin.size() < 4 || std::memcmp(cubin.data(),
+                                      "\x7f"
+                                      "ELF",
+                                      4) != 0)
+    return Status::error(origin +
+                         "/kernels.cubin: not a cubin (no ELF header)");
+  auto impl = std::make_shared<Impl>();
+  impl->manifest = m.take();
+  impl->cubin = std::move(cubin);
+  impl->origin = origin;
+  return Artifact(std::move(impl));
+}
+
+Expected<Artifact> Artifact::load(const std::string &dir) {
+  Expected<std::string> manifest = readFile(dir + "/manifest.json");
+  if (!manifest.ok())
+    return manifest.status();
+  Expected<std::string> cubin = readFile(dir + "/kernels.cubin");
+  if (!cubin.ok())
+    return cubin.status();
+  return fromMemory(*manifest, std::vector<char>(cubin->begin(), cubin->end()),
+                    dir);
+}
+
+const Manifest &Artifact::manifest() const { return impl->manifest; }
+const std::string &Artifact::origin() const { return impl->origin; }
+
+Expected<LaunchPlan> Artifact::plan(const ArgumentMap &args,
+                                    const DeviceInfo &device) const {
+  return planLaunch(impl->manifest, args, device);
+}
+
+Expected<uint64_t> Artifact::workspaceSize(const ArgumentMap &args) const {
+  Expected<DeviceInfo> device = currentDevice();
+  if (!device.ok())
+    return device.status();
+  Expected<LaunchPlan> p = planLaunch(impl->manifest, args, *device);
+  if (!p.ok())
+    return p.status();
+  return p->workspaceBytes;
+}
+
+Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
+                        Workspace workspace) const {
+  Expected<const Driver *> driver = getDriver();
+  if (!driver.ok())
+    return driver.status();
+  const Driver &d = **driver;
+  CUstream stream = static_cast<CUstream>(streamHandle);
+
+  Expected<DeviceInfo> device = queryDevice(d);
+  if (!device.ok())
+    return device.status();
+  Expected<LaunchPlan> plan =
+      planLaunch(impl->manifest, args, *device, driverPointerQuery(d));
+  if (!plan.ok())
+    return plan.status();
+
+  CUcontext ctx = nullptr;
+  d.cuCtxGetCurrent(&ctx);
+  Expected<const LoadedModule *> loaded = impl->moduleFor(d, ctx);
+  if (!loaded.ok())
+    return loaded.status();
+
+  // Workspace: the caller's, or one allocated on the stream.
+  StreamBuffer owned{&d, 0, stream};
+  uint64_t base = reinterpret_cast<uintptr_t>(workspace.devicePtr);
+  if (plan->workspaceBytes && base) {
+    if (workspace.bytes < plan->workspaceBytes)
+      return Status::error("workspace: " + std::to_string(workspace.bytes) +
+                           " bytes given, the launch needs " +
+                           std::to_string(plan->workspaceBytes));
+    if (base % kWorkspaceAlignment)
+      return Status::error("workspace: the buffer must be " +
+                           std::to_string(kWorkspaceAlignment) +
+                           "-byte aligned");
+  } else if (plan->workspaceBytes) {
+    CUresult r = d.cuMemAllocAsync(&owned.ptr, plan->workspaceBytes, stream);
+    if (r != CUDA_SUCCESS)
+      return d.error(r, "allocating a workspace of " +
+                            std::to_string(plan->workspaceBytes) + " bytes");
+    base = owned.ptr;
+  }
+  for (const WorkspaceSlot &w : plan->workspace) {
+    if (!w.zeroInit || !w.bytes)
+      continue;
+    CUresult r = d.cuMemsetD8Async(base + w.offset, 0, w.bytes, stream);
+    if (r != CUDA_SUCCESS)
+      return d.error(r, "zeroing workspace '" + w.name + "'");
+  }
+
+  const Manifest &m = impl->manifest;
+  for (size_t ki = 0; ki < plan->kernels.size(); ++ki) {
+    const KernelLaunch &launch = plan->kernels[ki];
+    const KernelSpec &k = *launch.spec;
+    std::string where = "kernel '" + k.name + "' (" + std::to_string(ki + 1) +
+                        " of " + std::to_string(plan->kernels.size()) + ")";
+    if (launch.empty())
+      continue;
+
+    std::vector<CUtensorMap> maps(k.params.size());
+    for (size_t pi = 0; pi < k.params.size(); ++pi) {
+      const ParamSpec &p = k.params[pi];
+      if (p.kind != ParamKind::TensorMap)
+        continue;
+      auto arg = args.find(p.name);
+      if (arg == args.end())
+        return Status::error(where + ": TMA parameter of absent tensor '" +
+                             p.name + "'");
+      Expected<TensorMapRequest> request =
+          makeTensorMapRequest(p.tensorMap, *m.findTensor(p.name), arg->second);
+      if (!request.ok())
+        return request.status();
+      Expected<CUtensorMap> map = encodeTensorMap(d, *request, p.name);
+      if (!map.ok())
+        return map.status();
+      maps[pi] = *map;
+      if (!p.tensorMap.byValue) {
+        CUresult r =
+            d.cuMemcpyHtoDAsync(base + launch.descriptorOffsets[pi], &maps[pi],
+                                sizeof(CUtensorMap), stream);
+        if (r != CUDA_SUCCESS)
+          return d.error(r, where + ": copying the TMA descriptor of '" +
+                                p.name + "'");
+      }
+    }
+
+    Expected<KernelParams> params =
+        packKernelParams(m, launch, args, *plan, base, maps);
+    if (!params.ok())
+      return params.status();
+    CUfunction f = (*loaded)->functions[ki];
+    if (launch.sharedBytes > kDefaultSharedLimit) {
+      CUresult r = d.cuFuncSetAttribute(
+          f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+          int(launch.sharedBytes));
+      if (r != CUDA_SUCCESS)
+        return d.error(r, where + ": allowing " +
+                              std::to_string(launch.sharedBytes) +
+                              " bytes of dynamic shared memory");
+    }
+
+    CUresult r;
+    if (k.cluster[0] * k.cluster[1] * k.cluster[2] == 1) {
+      r = d.cuLaunchKernel(f, launch.grid[0], launch.grid[1], launch.grid[2],
+                           launch.block[0], launch.block[1], launch.block[2],
+                           launch.sharedBytes, stream, params->pointers(),
+                           nullptr);
+    } else {
+      // The cluster shape travels as a launch attribute, so the cubin need
+      // not carry it.
+      CUlaunchAttribute attr;
+      std::memset(&attr, 0, sizeof(attr));
+      attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attr.value.clusterDim.x = unsigned(k.cluster[0]);
+      attr.value.clusterDim.y = unsigned(k.cluster[1]);
+      attr.value.clusterDim.z = unsigned(k.cluster[2]);
+      CUlaunchConfig config;
+      std::memset(&config, 0, sizeof(config));
+      config.gridDimX = launch.grid[0];
+      config.gridDimY = launch.grid[1];
+      config.gridDimZ = launch.grid[2];
+      config.blockDimX = launch.block[0];
+      config.blockDimY = launch.block[1];
+      config.blockDimZ = launch.block[2];
+      config.sharedMemBytes = launch.sharedBytes;
+      config.hStream = stream;
+      config.attrs = &attr;
+      config.numAttrs = 1;
+      r = d.cuLaunchKernelEx(&config, f, params->pointers(), nullptr);
+    }
+    if (r != CUDA_SUCCESS)
+      return d.error(r, where + ": launch failed");
+  }
+  return Status::success();
+}

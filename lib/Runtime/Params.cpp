@@ -1,0 +1,102 @@
+//===- Params.cpp - Kernel parameter buffers ------------------------------===//
+
+#include "Params.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace ssd::rt;
+
+void KernelParams::addBytes(const void *data, size_t size) {
+  Slot s{};
+  std::memcpy(s.bytes, data, std::min(size, sizeof(s.bytes)));
+  s.size = size;
+  slots.push_back(s);
+}
+
+void **KernelParams::pointers() {
+  ptrs.clear();
+  for (Slot &s : slots)
+    ptrs.push_back(s.bytes);
+  return ptrs.data();
+}
+
+/// MLIR's default lowering of a memref argument: allocated pointer, aligned
+/// pointer, offset, then sizes and strides (in elements), all 64-bit.
+static void addMemref(KernelParams &params, uint64_t address,
+                      const std::vector<int64_t> &shape,
+                      const std::vector<int64_t> &strides) {
+  params.add(address);
+  params.add(address);
+  params.add(int64_t(0));
+  for (int64_t s : shape)
+    params.add(s);
+  for (int64_t s : strides)
+    params.add(s);
+}
+
+static std::vector<int64_t> denseStrides(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * std::max<int64_t>(shape[i], 1);
+  return strides;
+}
+
+Expected<KernelParams>
+ssd::rt::packKernelParams(const Manifest &manifest, const KernelLaunch &launch,
+                          const ArgumentMap &args, const LaunchPlan &plan,
+                          uint64_t workspaceBase,
+                          const std::vector<CUtensorMap> &tensorMaps) {
+  const KernelSpec &k = *launch.spec;
+  KernelParams params;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const ParamSpec &p = k.params[i];
+    switch (p.kind) {
+    case ParamKind::Tensor: {
+      auto it = args.find(p.name);
+      // An absent optional tensor passes a null pointer and empty sizes.
+      TensorArg absent;
+      absent.shape.assign(manifest.findTensor(p.name)->shape.size(), 0);
+      const TensorArg &a = it != args.end() ? it->second : absent;
+      uint64_t address = reinterpret_cast<uintptr_t>(a.devicePtr);
+      if (p.abi == Abi::Pointer)
+        params.add(address);
+      else
+        addMemref(params, address, a.shape,
+                  a.strides.empty() ? denseStrides(a.shape) : a.strides);
+      break;
+    }
+    case ParamKind::Workspace: {
+      const WorkspaceSlot *w = plan.findWorkspace(p.name);
+      if (!w)
+        return Status::error("kernel '" + k.name + "': workspace '" + p.name +
+                             "' is not in the plan");
+      uint64_t address = workspaceBase + w->offset;
+      if (p.abi == Abi::Pointer)
+        params.add(address);
+      else
+        addMemref(params, address, w->shape, denseStrides(w->shape));
+      break;
+    }
+    case ParamKind::Scalar:
+      if (p.scalarType == ScalarType::I32)
+        params.add(int32_t(launch.scalarValues[i]));
+      else
+        params.add(int64_t(launch.scalarValues[i]));
+      break;
+    case ParamKind::TensorMap:
+      if (p.tensorMap.byValue) {
+        if (i >= tensorMaps.size())
+          return Status::error("kernel '" + k.name +
+                               "': no TMA descriptor "
+                               "encoded for parameter " +
+                               std::to_string(i));
+        params.add(tensorMaps[i]);
+      } else {
+        params.add(workspaceBase + launch.descriptorOffsets[i]);
+      }
+      break;
+    }
+  }
+  return params;
+}
