@@ -19,6 +19,8 @@ config.substitutions.append(("%ssd_src_root", config.ssd_src_root))
 config.substitutions.append(("%ssd_lib_dir", config.ssd_lib_dir))
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%python", config.python_executable))
+# GoogleTest binaries (e.g. SSDRuntimeTests) land beside the tools.
+config.substitutions.append(("%ssd_unit_dir", os.path.join(config.ssd_obj_root, "bin")))
 
 # Scoped FileCheck variables, and no unused check prefixes.
 config.environment["FILECHECK_OPTS"] = (
