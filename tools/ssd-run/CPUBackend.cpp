@@ -19,7 +19,9 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/thread.h"
 
 #ifdef SSD_HAVE_CPU_PIPELINE
 #include "ssd/Conversion/Pipelines.h"
@@ -27,6 +29,11 @@
 
 using namespace mlir;
 using namespace ssd;
+
+/// The stack of the thread that runs the compiled code. The lowering may
+/// place sizeable temporaries on the stack; the address space is reserved,
+/// not committed, so a generous size costs nothing.
+static constexpr unsigned kKernelStackSize = 1u << 30;
 
 bool ssd::cpuBackendAvailable() {
 #ifdef SSD_HAVE_CPU_PIPELINE
@@ -122,6 +129,13 @@ llvm::Expected<RunOutputs> ssd::runCPUBackend(const SSDCase &c,
   ExecutionEngineOptions options;
   options.transformer = makeOptimizingTransformer(
       /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+  // MLIR's runtime helpers (memrefCopy for non-contiguous copies, ...).
+  SmallVector<StringRef> libs;
+#ifdef SSD_MLIR_C_RUNNER_UTILS
+  if (llvm::sys::fs::exists(SSD_MLIR_C_RUNNER_UTILS))
+    libs.push_back(SSD_MLIR_C_RUNNER_UTILS);
+#endif
+  options.sharedLibPaths = libs;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
       ExecutionEngine::create(**module, options);
   if (!engine)
@@ -159,9 +173,14 @@ llvm::Expected<RunOutputs> ssd::runCPUBackend(const SSDCase &c,
     packed.push_back(&descriptor);
   llvm::SmallVector<void *> packedArgs(packed.begin(), packed.end());
   std::string entry = ("_mlir_ciface_" + kCaseFunctionName).str();
-  if (llvm::Error err = (*engine)->invokePacked(entry, packedArgs))
-    return session.fail("running " + entry + " failed: " +
-                        llvm::toString(std::move(err)));
+  std::string failure;
+  llvm::thread worker(std::optional<unsigned>(kKernelStackSize), [&] {
+    if (llvm::Error err = (*engine)->invokePacked(entry, packedArgs))
+      failure = llvm::toString(std::move(err));
+  });
+  worker.join();
+  if (!failure.empty())
+    return session.fail("running " + entry + " failed: " + failure);
 
   RunOutputs outputs;
   outputs.y = buffers[buffers.size() - 2].load();
