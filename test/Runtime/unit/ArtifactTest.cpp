@@ -15,6 +15,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <unistd.h>
 
 using namespace ssd::rt;
@@ -146,6 +147,26 @@ TEST(Artifact, ErrorsNameTheFile) {
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.message(),
             notCubin.path + "/kernels.cubin: not a cubin (no ELF header)");
+}
+
+TEST(Artifact, DeviceSmokeTestManifestPlans) {
+  std::ifstream in(SSD_RT_DEVICE_TEST_DIR "/manifest.json");
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  Expected<Artifact> a = Artifact::fromMemory(
+      text, std::vector<char>(kCubin, kCubin + sizeof(kCubin)), "device");
+  ASSERT_TRUE(a.ok()) << a.message();
+  ArgumentMap args;
+  args["x"] = {reinterpret_cast<void *>(0x100000), DType::F32, {2, 100, 4, 32}};
+  args["y"] = {reinterpret_cast<void *>(0x200000), DType::F32, {2, 100, 4, 32}};
+  Expected<LaunchPlan> plan = a->plan(args, DeviceInfo());
+  ASSERT_TRUE(plan.ok()) << plan.message();
+  ASSERT_EQ(plan->kernels.size(), 3u);
+  EXPECT_EQ(plan->kernels[0].grid, (std::array<uint32_t, 3>{100, 1, 1}));
+  EXPECT_EQ(plan->kernels[1].grid, (std::array<uint32_t, 3>{8, 2, 1}));
+  EXPECT_EQ(plan->kernels[1].sharedBytes, 9216u);
+  EXPECT_EQ(plan->kernels[2].scalarValues[1], 16);
+  EXPECT_EQ(plan->workspaceBytes, 4u);
 }
 
 TEST(CApi, LoadQueryAndLaunchWithoutDriver) {
