@@ -18,7 +18,7 @@ expected outputs prints the error of each against the bound.
 
   --case DIR          the case folder (case.json and .npy files)
   --backend B         cpu (default) or gpu
-  --chunk-size Q      chunk size, a power of two (default 64)
+  --chunk-size Q      chunk size, a power of two up to 4096 (default 64)
   --dtype T           element type of x, B, C, z and y (default f32)
   --state-dtype T     element type of initial and final states (default f32)
   --out DIR           where to write y.npy and final_states.npy
@@ -32,6 +32,8 @@ bound, 2 bad flags, malformed case or unavailable backend, 3 compilation or
 execution failure.
 )";
 }
+
+static constexpr int64_t kMaxChunkSize = 4096;
 
 static llvm::Error usageError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -97,10 +99,13 @@ ssd::parseRunOptions(llvm::ArrayRef<const char *> args) {
       options.backend = value->str();
     } else if (flag == "--chunk-size") {
       int64_t q;
-      if (value->getAsInteger(10, q) || q <= 0 || !llvm::isPowerOf2_64(q) ||
-          q > (1 << 20))
+      if (value->getAsInteger(10, q) || q <= 0 || !llvm::isPowerOf2_64(q))
         return usageError("--chunk-size: '" + *value +
                           "' is not a positive power of two");
+      // The chunk-local matrices grow with Q^2; beyond this they only cost.
+      if (q > kMaxChunkSize)
+        return usageError("--chunk-size: " + *value + " is over the maximum " +
+                          llvm::Twine(kMaxChunkSize));
       options.config.chunkSize = q;
     } else if (flag == "--dtype") {
       llvm::Expected<ElementKind> kind = parseKind(flag, *value, true);
