@@ -15,7 +15,7 @@
 // CHECK-DAG: #[[$ST:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5)>
 // CHECK-DAG: #[[$CS:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6, d4)>
 // CHECK-DAG: #[[$SS:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d6, d5)>
-// CHECK-DAG: #[[$WT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5, d4)>
+// CHECK-DAG: #[[$SEGT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d1, d5, d4)>
 // CHECK-DAG: #[[$DHP:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
 
 // dt processing in chunk-major layout: token = c*Q + q, padding past L reads
@@ -200,10 +200,10 @@ func.func @state_passing_varlen(%st: tensor<1x6x2x4x8xf32>, %da: tensor<1x2x6x16
 // CHECK: %[[SCALEE:.*]] = tensor.expand_shape %[[SCALE]]
 // CHECK: %[[Y1:.*]] = linalg.generic
 // CHECK-SAME: ins(%[[SCALEE]] : tensor<1x2x2x2x32xf32>) outs(%[[Y0]] : tensor<1x2x2x2x32x8xf32>)
-// CHECK: %[[SEGE:.*]] = tensor.expand_shape %[[SEG]]
 // CHECK: %[[DTE:.*]] = tensor.expand_shape %[[DT]]
-// CHECK: %[[W:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}, #[[$WT]]]
-// CHECK-SAME: ins(%[[CB]], %[[SEGE]], %[[DTE]] :
+// CHECK: %[[SEGE:.*]] = tensor.expand_shape %[[SEG]]
+// CHECK: %[[W:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[$SEGT]], #{{.*}}]
+// CHECK-SAME: ins(%[[CB]], %[[DTE]], %[[SEGE]] :
 // CHECK: arith.cmpi ule
 // CHECK: %[[XT:.*]] = linalg.generic
 // CHECK: } -> tensor<1x2x2x2x32x8xf32>
@@ -219,4 +219,21 @@ func.func @state_passing_varlen(%st: tensor<1x6x2x4x8xf32>, %da: tensor<1x2x6x16
 func.func @chunk_scan(%x: tensor<1x64x4x8xbf16>, %dt: tensor<1x4x2x32xf32>, %da: tensor<1x4x2x32xf32>, %seg: tensor<1x4x2x32x32xf32>, %C: tensor<1x64x2x16xbf16>, %cb: tensor<1x2x2x32x32xf32>, %st: tensor<1x2x4x8x16xf32>, %D: tensor<4x8xf32>, %z: tensor<1x64x4x8xbf16>) -> tensor<1x64x4x8xbf16> {
   %y = ssd.chunk_scan x(%x : tensor<1x64x4x8xbf16>) dt(%dt : tensor<1x4x2x32xf32>) dA_cumsum(%da : tensor<1x4x2x32xf32>) segsum(%seg : tensor<1x4x2x32x32xf32>) C(%C : tensor<1x64x2x16xbf16>) CB(%cb : tensor<1x2x2x32x32xf32>) states(%st : tensor<1x2x4x8x16xf32>) D(%D : tensor<4x8xf32>) z(%z : tensor<1x64x4x8xbf16>) -> tensor<1x64x4x8xbf16>
   return %y : tensor<1x64x4x8xbf16>
+}
+
+// When segsum is ssd.segsum of the same dA_cumsum, chunk_scan takes the
+// differences itself and the (b,h,nc,Q,Q) segsum tensor is never built.
+// CHECK-LABEL: func.func @chunk_scan_fused_segsum
+// CHECK-SAME: %[[DA:[^:]*]]: tensor<1x2x2x16xf32>
+// CHECK-NOT: 0xFF800000
+// CHECK: %[[DAE:.*]] = tensor.expand_shape %[[DA]]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}}, %[[DAW:[^,]*]], %[[DAW]] :
+// CHECK: arith.subf
+// CHECK-NOT: 0xFF800000
+// CHECK: return
+func.func @chunk_scan_fused_segsum(%x: tensor<1x32x2x4xf32>, %dt: tensor<1x2x2x16xf32>, %da: tensor<1x2x2x16xf32>, %C: tensor<1x32x1x8xf32>, %cb: tensor<1x2x1x16x16xf32>, %st: tensor<1x2x2x4x8xf32>) -> tensor<1x32x2x4xf32> {
+  %seg = ssd.segsum dA_cumsum(%da : tensor<1x2x2x16xf32>) -> tensor<1x2x2x16x16xf32>
+  %y = ssd.chunk_scan x(%x : tensor<1x32x2x4xf32>) dt(%dt : tensor<1x2x2x16xf32>) dA_cumsum(%da : tensor<1x2x2x16xf32>) segsum(%seg : tensor<1x2x2x16x16xf32>) C(%C : tensor<1x32x1x8xf32>) CB(%cb : tensor<1x2x1x16x16xf32>) states(%st : tensor<1x2x2x4x8xf32>) -> tensor<1x32x2x4xf32>
+  return %y : tensor<1x32x2x4xf32>
 }

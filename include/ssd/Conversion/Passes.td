@@ -38,7 +38,7 @@ def SSDCPUTileAndVectorize : Pass<"ssd-cpu-tile-vectorize", "::mlir::func::FuncO
            "Rows of the output tile (the first parallel matmul dimension)">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"32",
            "Columns of the output tile (the innermost parallel dimension)">,
-    Option<"tileK", "tile-k", "int64_t", /*default=*/"1",
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"16",
            "Reduction step per vectorized tile">,
   ];
   let dependentDialects = [

@@ -16,7 +16,11 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace ssd {
@@ -55,6 +59,75 @@ FailureOr<SmallVector<int64_t>> registerTile(linalg::LinalgOp op, int64_t m,
   return tiles;
 }
 
+/// Rewrites a tiled contraction whose loops are all 1 except the innermost
+/// M, N and K dimensions into a 3-loop contraction over collapsed 2-D tiles
+/// (collapse_shape drops the unit dimensions unambiguously). Vectorizing that
+/// gives a plain 2-D vector.contract, which lowers to outer-product FMAs;
+/// vectorizing the original keeps unit dimensions that the contract lowering
+/// handles only element by element.
+FailureOr<linalg::GenericOp> collapseToMatmul(RewriterBase &rewriter,
+                                              linalg::GenericOp op,
+                                              ArrayRef<unsigned> keep) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  // Loop position in the new op of each kept loop dimension.
+  DenseMap<unsigned, unsigned> newDim;
+  for (auto [i, d] : llvm::enumerate(keep))
+    newDim[d] = i;
+
+  SmallVector<Value> operands;
+  SmallVector<AffineMap> maps;
+  SmallVector<SmallVector<ReassociationIndices>> reassocs;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!type || !type.hasStaticShape())
+      return failure();
+    SmallVector<AffineExpr> exprs;
+    SmallVector<ReassociationIndices> reassoc;
+    ReassociationIndices pending;
+    for (auto [pos, expr] : llvm::enumerate(map.getResults())) {
+      pending.push_back(pos);
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        return failure();
+      if (!newDim.count(dim.getPosition())) {
+        if (type.getDimSize(pos) != 1)
+          return failure();
+        continue;
+      }
+      exprs.push_back(getAffineDimExpr(newDim[dim.getPosition()], ctx));
+      reassoc.push_back(pending);
+      pending.clear();
+    }
+    if (reassoc.empty())
+      return failure();
+    // Trailing unit dimensions join the last group.
+    reassoc.back().append(pending.begin(), pending.end());
+    maps.push_back(AffineMap::get(keep.size(), 0, exprs, ctx));
+    operands.push_back(tensor::CollapseShapeOp::create(rewriter, loc,
+                                                       operand.get(), reassoc));
+    reassocs.push_back(reassoc);
+  }
+
+  SmallVector<utils::IteratorType> iterators;
+  for (unsigned d : keep)
+    iterators.push_back(op.getIteratorTypesArray()[d]);
+  unsigned numInputs = op.getNumDpsInputs();
+  Value init = operands.back();
+  auto matmul = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()},
+      ArrayRef<Value>(operands).take_front(numInputs), ValueRange{init}, maps,
+      iterators);
+  rewriter.cloneRegionBefore(op.getRegion(), matmul.getRegion(),
+                             matmul.getRegion().begin());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Value expanded = tensor::ExpandShapeOp::create(
+      rewriter, loc, resultType, matmul.getResult(0), reassocs.back());
+  rewriter.replaceOp(op, expanded);
+  return matmul;
+}
+
 struct TileAndVectorizePass
     : ssd::impl::SSDCPUTileAndVectorizeBase<TileAndVectorizePass> {
   using Base::Base;
@@ -67,9 +140,11 @@ struct TileAndVectorizePass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : contractions) {
+      FailureOr<linalg::ContractionDimensions> dims =
+          linalg::inferContractionDims(op);
       FailureOr<SmallVector<int64_t>> tiles =
           registerTile(op, tileM, tileN, tileK);
-      if (failed(tiles))
+      if (failed(dims) || failed(tiles))
         continue;
       rewriter.setInsertionPoint(op);
       scf::SCFTilingOptions options;
@@ -79,27 +154,60 @@ struct TileAndVectorizePass
       if (failed(tiled))
         continue;
       rewriter.replaceOp(op, tiled->replacements);
+      SmallVector<unsigned> keep = {*llvm::max_element(dims->m),
+                                    *llvm::max_element(dims->n),
+                                    *llvm::max_element(dims->k)};
       for (Operation *tile : tiled->tiledOps) {
-        rewriter.setInsertionPoint(tile);
-        // Emit vector.contract directly (not broadcast + multi_reduction),
-        // which the contract lowering turns into outer-product FMAs.
+        auto generic = dyn_cast<linalg::GenericOp>(tile);
+        if (!generic)
+          continue;
+        rewriter.setInsertionPoint(generic);
+        FailureOr<linalg::GenericOp> matmul =
+            collapseToMatmul(rewriter, generic, keep);
+        if (failed(matmul))
+          continue;
+        rewriter.setInsertionPoint(*matmul);
+        // Emit vector.contract directly (not broadcast + multi_reduction).
         FailureOr<linalg::VectorizationResult> vec = linalg::vectorize(
-            rewriter, tile, /*inputVectorSizes=*/{},
+            rewriter, *matmul, /*inputVectorSizes=*/{},
             /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
             /*flatten1DDepthwiseConv=*/false,
             /*assumeDynamicDimsMatchVecSizes=*/false,
             /*createNamedContraction=*/true);
         if (succeeded(vec))
-          rewriter.replaceOp(tile, vec->replacements);
+          rewriter.replaceOp(*matmul, vec->replacements);
       }
     }
-    // Fold the unit dimensions the tiling left on the vectors so the
-    // contractions are plain 2-D matmul tiles.
+    // The generic vectorizer emits broadcasting reads, a multiply and a
+    // multi_reduction; fold them into vector.contract with the reads'
+    // permutations as its indexing maps.
     RewritePatternSet patterns(&getContext());
-    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
-    vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorReductionToContractPatterns(patterns);
+    vector::populateSinkVectorOpsPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+  }
+};
+
+/// Erases copy(expand_shape(collapse_shape(x)), x): bufferizing the
+/// collapse/expand pair around a register tile leaves this self-copy in the
+/// reduction loop (the expanded view only differs in the strides of unit
+/// dimensions), where it would block keeping the tile in registers.
+struct EraseReshapeRoundTripCopy : OpRewritePattern<memref::CopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(memref::CopyOp copy,
+                                PatternRewriter &rewriter) const override {
+    auto expand = copy.getSource().getDefiningOp<memref::ExpandShapeOp>();
+    if (!expand)
+      return failure();
+    auto collapse = expand.getSrc().getDefiningOp<memref::CollapseShapeOp>();
+    if (!collapse || collapse.getSrc() != copy.getTarget() ||
+        collapse.getReassociationIndices() != expand.getReassociationIndices())
+      return failure();
+    rewriter.eraseOp(copy);
+    return success();
   }
 };
 
@@ -109,6 +217,17 @@ struct LowerVectorsPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    // Merge duplicate subviews, then fold the self-copies bufferization
+    // leaves in the reduction loops; both block the accumulator hoisting.
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dominance(func);
+    eliminateCommonSubExpressions(rewriter, dominance, func);
+    {
+      RewritePatternSet cleanup(&getContext());
+      memref::CopyOp::getCanonicalizationPatterns(cleanup, &getContext());
+      cleanup.add<EraseReshapeRoundTripCopy>(&getContext());
+      (void)applyPatternsGreedily(func, std::move(cleanup));
+    }
     linalg::hoistRedundantVectorTransfers(func);
     RewritePatternSet patterns(&getContext());
     vector::populateVectorContractLoweringPatterns(

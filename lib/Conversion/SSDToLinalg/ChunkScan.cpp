@@ -86,6 +86,57 @@ Value stateScale(OpBuilder &rewriter, Location loc, const ChunkMap &map,
       .getResult(0);
 }
 
+/// W[b,c,g,hh,j,i] = CB[i,j] * exp(min(segsum[i,j], 0)) * dt[j] for j <= i,
+/// else 0, over loops (b,c,g,hh,j,i) so that W is written contiguously in
+/// the (j, i) layout the second product streams through. When segsum is
+/// ssd.segsum of this op's dA_cumsum, the difference dA[i] - dA[j] is taken
+/// here instead, so the (b,h,nc,Q,Q) segsum tensor is never materialized.
+Value decayWeights(OpBuilder &rewriter, Location loc, ChunkScanOp op,
+                   ChunkScanOp::Adaptor adaptor, int64_t groups,
+                   ArrayRef<OpFoldResult> yShape, int64_t q) {
+  MLIRContext *ctx = op.getContext();
+  auto segsumOp = op.getSegsum().getDefiningOp<SegsumOp>();
+  bool fromCumsum = segsumOp && segsumOp.getDACumsum() == op.getDACumsum();
+  Value dt = splitHeads(rewriter, loc, adaptor.getDt(), 1, groups);
+  SmallVector<Value> inputs = {adaptor.getCB(), dt};
+  // Loops (b, c, g, hh, j, i).
+  SmallVector<AffineMap> maps = {projectedMap(ctx, 6, {0, 1, 2, 5, 4}),
+                                 projectedMap(ctx, 6, {0, 2, 3, 1, 4})};
+  if (fromCumsum) {
+    Value dA = splitHeads(rewriter, loc, adaptor.getDACumsum(), 1, groups);
+    inputs.append({dA, dA});
+    maps.append({projectedMap(ctx, 6, {0, 2, 3, 1, 5}),
+                 projectedMap(ctx, 6, {0, 2, 3, 1, 4})});
+  } else {
+    inputs.push_back(splitHeads(rewriter, loc, adaptor.getSegsum(), 1, groups));
+    maps.push_back(projectedMap(ctx, 6, {0, 2, 3, 1, 5, 4}));
+  }
+  maps.push_back(rewriter.getMultiDimIdentityMap(6));
+  SmallVector<OpFoldResult> wShape(yShape.begin(), yShape.end());
+  wShape.back() = rewriter.getIndexAttr(q);
+  Value init = emptyTensor(rewriter, loc, wShape, rewriter.getF32Type());
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{init.getType()}, inputs,
+             ValueRange{init}, maps, iterators(6),
+             [&](OpBuilder &b, Location l, ValueRange args) {
+               Value j = linalg::IndexOp::create(b, l, 4);
+               Value i = linalg::IndexOp::create(b, l, 5);
+               Value causal =
+                   arith::CmpIOp::create(b, l, arith::CmpIPredicate::ule, j, i);
+               Value seg = fromCumsum
+                               ? arith::SubFOp::create(b, l, args[2], args[3])
+                               : args[2];
+               Value v = arith::MulFOp::create(b, l, args[0],
+                                               decayExp(b, l, seg));
+               v = arith::MulFOp::create(b, l, v, args[1]);
+               linalg::YieldOp::create(
+                   b, l,
+                   arith::SelectOp::create(b, l, causal, v, f32Const(b, l, 0.0))
+                       .getResult());
+             })
+      .getResult(0);
+}
+
 struct LowerChunkScan : OpConversionPattern<ChunkScanOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -146,34 +197,7 @@ struct LowerChunkScan : OpConversionPattern<ChunkScanOp> {
             .getResult(0);
 
     // 3. W[b,c,g,hh,j,i] = CB * exp(min(segsum, 0)) * dt_j on j <= i.
-    Value segsum = splitHeads(rewriter, loc, adaptor.getSegsum(), 1, groups);
-    Value dt = splitHeads(rewriter, loc, adaptor.getDt(), 1, groups);
-    SmallVector<OpFoldResult> wShape(yShape.begin(), yShape.end());
-    wShape.back() = rewriter.getIndexAttr(q);
-    Value wInit = emptyTensor(rewriter, loc, wShape, f32);
-    Value w =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{wInit.getType()},
-            ValueRange{adaptor.getCB(), segsum, dt}, ValueRange{wInit},
-            ArrayRef<AffineMap>{projectedMap(ctx, 6, {0, 1, 2, 4, 5}),
-                                projectedMap(ctx, 6, {0, 2, 3, 1, 4, 5}),
-                                projectedMap(ctx, 6, {0, 2, 3, 1, 5}),
-                                projectedMap(ctx, 6, {0, 1, 2, 3, 5, 4})},
-            iterators(6),
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value i = linalg::IndexOp::create(b, l, 4);
-              Value j = linalg::IndexOp::create(b, l, 5);
-              Value causal =
-                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::ule, j, i);
-              Value v = arith::MulFOp::create(b, l, args[0],
-                                              decayExp(b, l, args[1]));
-              v = arith::MulFOp::create(b, l, v, args[2]);
-              linalg::YieldOp::create(
-                  b, l,
-                  arith::SelectOp::create(b, l, causal, v, f32Const(b, l, 0.0))
-                      .getResult());
-            })
-            .getResult(0);
+    Value w = decayWeights(rewriter, loc, op, adaptor, groups, yShape, q);
 
     // 4. Y[b,c,g,hh,i,p] += sum_j W[b,c,g,hh,j,i] * x[b,c,g,hh,j,p].
     Value xTiles =
