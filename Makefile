@@ -4,13 +4,13 @@ BUILD_DIR ?= build
 PYTHON ?= python3
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
 
-.PHONY: demo test deps build check-lit check-python clean
+.PHONY: demo test deps build check-lit check-python check-runtime-only clean
 
 demo: build
 	./scripts/demo.sh
 
 test: build
-	$(MAKE) check-lit check-python
+	$(MAKE) check-lit check-python check-runtime-only
 
 deps:
 	./scripts/install-deps.sh
@@ -25,6 +25,12 @@ check-lit:
 check-python:
 	$(PYTHON) -m pip install -q -e python[test]
 	SSD_MLIR_LIB=$(abspath $(BUILD_DIR))/lib $(PYTHON) -m pytest -q python/tests
+
+# The runtime alone, as a GPU machine without LLVM/MLIR builds it.
+check-runtime-only:
+	cmake -G Ninja -S . -B $(BUILD_DIR)/runtime-only -DCMAKE_BUILD_TYPE=Release -DSSD_BUILD_COMPILER=OFF
+	cmake --build $(BUILD_DIR)/runtime-only
+	ctest --test-dir $(BUILD_DIR)/runtime-only --output-on-failure
 
 clean:
 	rm -rf $(BUILD_DIR)
