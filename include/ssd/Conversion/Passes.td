@@ -30,8 +30,10 @@ def SSDCPUTileAndVectorize : Pass<"ssd-cpu-tile-vectorize", "::mlir::func::FuncO
     Tiles every `linalg` contraction (the bmm, chunk_state and chunk_scan
     products produced by `convert-ssd-to-linalg`) to register-sized tiles
     with `scf.for`, vectorizes the tiles into `vector.contract` and lowers
-    those to FMAs over vector registers. Other linalg ops are left for the
-    loop lowering.
+    those to FMAs over vector registers. All-parallel generics (gathers,
+    decays, masks, the final scatter) are tiled to one vector along their
+    innermost loop and vectorized. Reductions other than contractions are
+    left for the loop lowering.
   }];
   let options = [
     Option<"tileM", "tile-m", "int64_t", /*default=*/"8",
@@ -40,6 +42,9 @@ def SSDCPUTileAndVectorize : Pass<"ssd-cpu-tile-vectorize", "::mlir::func::FuncO
            "Columns of the output tile (the innermost parallel dimension)">,
     Option<"tileK", "tile-k", "int64_t", /*default=*/"16",
            "Reduction step per vectorized tile">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
+           "Innermost tile of the elementwise ops (gathers, decays, scatter); "
+           "0 leaves them scalar">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",

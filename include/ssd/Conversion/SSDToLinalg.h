@@ -3,6 +3,7 @@
 #define SSD_CONVERSION_SSDTOLINALG_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace mlir {
 class Operation;
@@ -10,6 +11,12 @@ class RewritePatternSet;
 } // namespace mlir
 
 namespace ssd {
+
+/// Unit attribute on a linalg contraction whose terms are zero when the
+/// innermost reduction index exceeds the innermost M (output row) index, as
+/// in the causal intra-chunk product of chunk_scan. Tilings may bound the
+/// reduction by the row tile; dropping the attribute only costs time.
+constexpr llvm::StringLiteral kLowerTriangularAttr = "ssd.lower_triangular";
 
 /// Adds the patterns lowering the six ssd step ops (chunk_cumsum, segsum,
 /// bmm, chunk_state, state_passing, chunk_scan) to linalg, tensor, arith,

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "ssd/Conversion/SSDToLinalg.h"
 #include "ssd/Dialect/SSD/IR/SSDOps.h"
 
 using namespace mlir;
@@ -203,7 +204,7 @@ struct LowerChunkScan : OpConversionPattern<ChunkScanOp> {
     Value xTiles =
         gatherChunks(rewriter, loc, map, splitHeads(rewriter, loc, x, 2, groups),
                      {kBatch, kChunk, 2, 3, kPos, 4});
-    y = linalg::GenericOp::create(
+    auto intra = linalg::GenericOp::create(
             rewriter, loc, TypeRange{y.getType()}, ValueRange{w, xTiles},
             ValueRange{y},
             ArrayRef<AffineMap>{projectedMap(ctx, 7, {0, 1, 2, 3, 6, 4}),
@@ -212,8 +213,10 @@ struct LowerChunkScan : OpConversionPattern<ChunkScanOp> {
             iterators(7, {6}),
             [&](OpBuilder &b, Location l, ValueRange args) {
               linalg::YieldOp::create(b, l, mulAddBody(b, l, args));
-            })
-            .getResult(0);
+            });
+    // W is causal: the CPU tiling may stop the reduction at the tile's last i.
+    intra->setAttr(kLowerTriangularAttr, rewriter.getUnitAttr());
+    y = intra.getResult(0);
 
     // 5. Back to tokens.
     Value result = scatterTokens(rewriter, loc, op, adaptor, map, y, perGroup);
