@@ -1,5 +1,6 @@
 // RUN: ssd-opt %s --ssd-cpu-pipeline | FileCheck %s
 // RUN: ssd-opt %s --pass-pipeline="builtin.module(ssd-cpu-pipeline{vectorize=false chunk-size=32})" | FileCheck %s
+// RUN: ssd-opt %s --pass-pipeline="builtin.module(ssd-cpu-pipeline{parallel=true threads=2})" | FileCheck %s --check-prefixes=CHECK,PAR
 
 // A module in the shape ssd-run builds: memref arguments, to_tensor inputs,
 // one ssd.combined, materialize_in_destination outputs; dynamic L. The
@@ -10,6 +11,7 @@
 // CHECK-NOT: memref.
 // CHECK-NOT: scf.
 // CHECK-LABEL: llvm.func @ssd(
+// PAR: llvm.call @mlirAsyncRuntimeCreateGroup
 // CHECK-LABEL: llvm.func @_mlir_ciface_ssd(
 // CHECK: llvm.call @ssd(
 func.func @ssd(%x: memref<1x?x2x4xbf16>, %dt: memref<1x?x2xf32>, %A: memref<2xf32>, %B: memref<1x?x1x8xbf16>, %C: memref<1x?x1x8xbf16>, %D: memref<2xf32>, %y: memref<1x?x2x4xbf16>, %fs: memref<1x2x4x8xf32>) attributes {llvm.emit_c_interface} {

@@ -42,6 +42,9 @@ def SSDCPUTileAndVectorize : Pass<"ssd-cpu-tile-vectorize", "::mlir::func::FuncO
            "Columns of the output tile (the innermost parallel dimension)">,
     Option<"tileK", "tile-k", "int64_t", /*default=*/"16",
            "Reduction step per vectorized tile">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Distribute the outermost non-unit parallel loop of every op that "
+           "is not inside a sequential loop over an scf.forall">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
            "Innermost tile of the elementwise ops (gathers, decays, scatter); "
            "0 leaves them scalar">,

@@ -17,6 +17,13 @@ struct CPUPipelineOptions {
   /// Tile and vectorize the matrix products (off: plain loops, for
   /// debugging the lowering).
   bool vectorize = true;
+  /// Run the chunk loops on threads through the MLIR async runtime; the
+  /// executing process must load libmlir_async_runtime.so (ExecutionEngine
+  /// sharedLibPaths, or mlir-runner -shared-libs).
+  bool parallel = false;
+  /// Worker threads the loop splitting assumes; 0 is the hardware
+  /// concurrency of the compiling machine.
+  int64_t threads = 0;
 };
 
 /// Appends to `pm` (anchored on builtin.module) the passes that take a module

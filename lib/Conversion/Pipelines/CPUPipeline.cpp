@@ -14,14 +14,19 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Async/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+
+#include <algorithm>
+#include <thread>
 
 using namespace mlir;
 
@@ -33,6 +38,16 @@ struct CPUPipelineCLOptions
       *this, "chunk-size",
       llvm::cl::desc("Chunk size for ssd-decompose (0 keeps the op's)"),
       llvm::cl::init(0)};
+  Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Run the chunk loops on threads (needs the MLIR async "
+                     "runtime library at execution)"),
+      llvm::cl::init(false)};
+  Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("Worker threads assumed by the parallel loops (0: the "
+                     "hardware concurrency)"),
+      llvm::cl::init(0)};
   Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Tile and vectorize the contractions"),
@@ -41,14 +56,38 @@ struct CPUPipelineCLOptions
 
 } // namespace
 
+/// scf.forall -> scf.parallel -> async tasks on the MLIR async runtime
+/// (libmlir_async_runtime.so must be loaded by whoever runs the code).
+static void addAsyncParallelism(OpPassManager &pm, int64_t threads) {
+  pm.addPass(createForallToParallelLoopPass());
+  AsyncParallelForPassOptions async;
+  async.numWorkerThreads =
+      threads > 0 ? threads
+                  : std::max(1u, std::thread::hardware_concurrency());
+  // One forall iteration is a whole chunk (or token row) of work already.
+  async.minTaskSize = 1;
+  pm.addPass(createAsyncParallelForPass(async));
+  pm.addPass(createAsyncToAsyncRuntimePass());
+  pm.addPass(createAsyncRuntimeRefCountingPass());
+  pm.addPass(createAsyncRuntimeRefCountingOptPass());
+  pm.addPass(createConvertAsyncToLLVMPass());
+}
+
 void ssd::buildCPUPipeline(OpPassManager &pm,
                            const CPUPipelineOptions &options) {
   pm.addPass(createSSDDecompose(SSDDecomposeOptions{options.chunkSize}));
   pm.addPass(createConvertSSDToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  if (options.vectorize)
-    pm.addNestedPass<func::FuncOp>(createSSDCPUTileAndVectorize());
+  if (options.vectorize || options.parallel) {
+    SSDCPUTileAndVectorizeOptions tiling;
+    tiling.parallel = options.parallel;
+    if (!options.vectorize) {
+      tiling.tileM = tiling.tileN = tiling.tileK = 0;
+      tiling.vectorWidth = 0;
+    }
+    pm.addNestedPass<func::FuncOp>(createSSDCPUTileAndVectorize(tiling));
+  }
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -60,6 +99,8 @@ void ssd::buildCPUPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createSSDCPULowerVectors());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   bufferization::buildBufferDeallocationPipeline(pm);
+  if (options.parallel)
+    addAsyncParallelism(pm, options.threads);
 
   pm.addPass(createLowerAffinePass());
   // Fully unrolled transfers: the partial lowering stages vectors through
@@ -98,6 +139,8 @@ void ssd::registerCPUPipeline() {
         CPUPipelineOptions options;
         options.chunkSize = cl.chunkSize;
         options.vectorize = cl.vectorize;
+        options.parallel = cl.parallel;
+        options.threads = cl.threads;
         ssd::buildCPUPipeline(pm, options);
       });
 }

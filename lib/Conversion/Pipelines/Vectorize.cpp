@@ -51,7 +51,7 @@ FailureOr<SmallVector<int64_t>> registerTile(linalg::LinalgOp op, int64_t m,
   auto setInnermost = [&](ArrayRef<unsigned> group, int64_t size) {
     unsigned d = *llvm::max_element(group);
     int64_t range = ranges[d];
-    if (ShapedType::isDynamic(range))
+    if (ShapedType::isDynamic(range) || size <= 0)
       return false;
     tiles[d] = std::min(size, range);
     return range % tiles[d] == 0;
@@ -225,6 +225,37 @@ void tileAndVectorizeElementwise(RewriterBase &rewriter, linalg::GenericOp op,
   }
 }
 
+/// Tiles the outermost parallel loop of `op` whose range is not 1 by 1 with
+/// an scf.forall (the chunk loop of the products, the token loop of the
+/// scatter, the head loop of a state-passing step), so that the iterations
+/// can run on several threads. Returns the op to tile further: the one
+/// inside the forall, or `op` itself.
+linalg::LinalgOp distribute(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
+  SmallVector<int64_t> tiles(ranges.size(), 0);
+  bool found = false;
+  for (auto [d, range] : llvm::enumerate(ranges)) {
+    if (kinds[d] == utils::IteratorType::parallel && range != 1) {
+      tiles[d] = 1;
+      found = true;
+      break;
+    }
+  }
+  if (!found)
+    return op;
+  rewriter.setInsertionPoint(op);
+  scf::SCFTilingOptions options;
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), tiles));
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled) || tiled->tiledOps.empty())
+    return op;
+  rewriter.replaceOp(op, tiled->replacements);
+  return cast<linalg::LinalgOp>(tiled->tiledOps.back());
+}
+
 struct TileAndVectorizePass
     : ssd::impl::SSDCPUTileAndVectorizeBase<TileAndVectorizePass> {
   using Base::Base;
@@ -232,16 +263,32 @@ struct TileAndVectorizePass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> contractions;
     SmallVector<linalg::GenericOp> elementwise;
+    SmallVector<linalg::GenericOp> reductions;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op.hasPureTensorSemantics())
         return;
-      if (linalg::isaContractionOpInterface(op))
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+          generic && op.getNumReductionLoops() > 0 &&
+          !linalg::isaContractionOpInterface(op))
+        reductions.push_back(generic);
+      else if (linalg::isaContractionOpInterface(op))
         contractions.push_back(op);
       else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
                generic && op.getNumReductionLoops() == 0)
         elementwise.push_back(generic);
     });
     IRRewriter rewriter(&getContext());
+    if (parallel) {
+      for (linalg::LinalgOp &op : contractions)
+        op = distribute(rewriter, op);
+      for (linalg::GenericOp &op : elementwise)
+        op = cast<linalg::GenericOp>(
+            distribute(rewriter, cast<linalg::LinalgOp>(op.getOperation()))
+                .getOperation());
+      // Other reductions (the chunk cumsum) stay scalar but use the threads.
+      for (linalg::GenericOp op : reductions)
+        distribute(rewriter, cast<linalg::LinalgOp>(op.getOperation()));
+    }
     for (linalg::LinalgOp op : contractions) {
       FailureOr<linalg::ContractionDimensions> dims =
           linalg::inferContractionDims(op);

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 
@@ -217,17 +218,16 @@ void Analyzer::describeSymbols() {
   p.batchExpr = dimSymbol(x, 0, "b");
   auto dA = cast<RankedTensorType>(p.cumsum.getDACumsum().getType());
   p.chunksExpr = dimSymbol(dA, 2, "nc");
-  if (p.isVarlen() && dA.isDynamicDim(2)) {
-    auto cu = p.find("cu_seqlens")->type;
-    std::string seqs = cu.isDynamicDim(0)
-                           ? std::string(p.derived.empty() &&
-                                                 p.has("initial_states")
-                                             ? "s"
-                                             : "(s1 - 1)")
-                           : std::to_string(cu.getDimSize(0) - 1);
-    p.derived.push_back(
-        {"nc", "ceildiv(L, Q) + " + seqs + " - 1"});
-  }
+  if (!p.isVarlen() || !dA.isDynamicDim(2))
+    return;
+  // nc = ceil(L/Q) + s - 1, written over symbols bound by shapes only, so
+  // that the order of the derived definitions does not matter.
+  const BufferSpec *cu = p.find("cu_seqlens");
+  std::string seqs = cu->shape[0] == "s + 1" ? "s"
+                     : cu->shape[0] == "s1" ? "(s1 - 1)"
+                                            : std::to_string(
+                                                  cu->type.getDimSize(0) - 1);
+  p.derived.push_back({"nc", "ceildiv(L, Q) + " + seqs + " - 1"});
 }
 
 LogicalResult Analyzer::run() {

@@ -1,6 +1,8 @@
 //===- TileMatmul.cpp - one thread block's tile matrix product ------------===//
 #include "TileMatmul.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -110,6 +112,42 @@ SmallVector<Value> TileMatmul::simtStep(ValueRange acc) {
 /// One tileK slice on the tensor cores: warp (wm, wn) owns fragsM x fragsN
 /// m16n8 fragments; A fragments by ldmatrix.x4 from sA[m][k], B fragments by
 /// ldmatrix.x2 from sB[n][k] (the column-major B of mma.sync).
+/// One m16n8k16 product. f16 goes through nvgpu.mma.sync; its NVVM lowering
+/// cannot type bf16 operands in MLIR 22, so bf16 fragments are repacked as
+/// the i32 registers of nvvm.mma.sync (4 for A, 2 for B) directly.
+static Value mmaSync(Emitter &e, Value a, Value b, Value c) {
+  Type element = cast<VectorType>(a.getType()).getElementType();
+  if (!element.isBF16())
+    return nvgpu::MmaSyncOp::create(e.b, a, b, c, ArrayRef<int64_t>{16, 8, 16});
+  auto packed = [&](Value frag) {
+    SmallVector<Value> regs;
+    int64_t rows = cast<VectorType>(frag.getType()).getDimSize(0);
+    auto i32x1 = VectorType::get({1}, e.b.getI32Type());
+    for (int64_t r = 0; r < rows; ++r) {
+      Value pair = vector::ExtractOp::create(e.b, frag, ArrayRef<int64_t>{r});
+      Value word = vector::BitCastOp::create(e.b, i32x1, pair);
+      regs.push_back(vector::ExtractOp::create(e.b, word, ArrayRef<int64_t>{0}));
+    }
+    return regs;
+  };
+  SmallVector<Value> accIn;
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t col = 0; col < 2; ++col)
+      accIn.push_back(vector::ExtractOp::create(e.b, c, ArrayRef<int64_t>{r, col}));
+  Type f32 = e.b.getF32Type();
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(e.b.getContext(), {f32, f32, f32, f32});
+  Value d = NVVM::MmaOp::create(
+      e.b, resultType, packed(a), packed(b), accIn, ArrayRef<int64_t>{16, 8, 16},
+      std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < 4; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(e.b, d, ArrayRef<int64_t>{i}));
+  return vector::FromElementsOp::create(e.b, c.getType(), out);
+}
+
 SmallVector<Value> TileMatmul::mmaStep(ValueRange acc) {
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
@@ -135,9 +173,8 @@ SmallVector<Value> TileMatmul::mmaStep(ValueRange acc) {
           /*transpose=*/false, /*numTiles=*/2));
     for (int64_t i = 0; i < fragsM; ++i)
       for (int64_t j = 0; j < fragsN; ++j)
-        next[i * fragsN + j] = nvgpu::MmaSyncOp::create(
-            e.b, aFrags[i], bFrags[j], next[i * fragsN + j],
-            ArrayRef<int64_t>{16, 8, 16});
+        next[i * fragsN + j] =
+            mmaSync(e, aFrags[i], bFrags[j], next[i * fragsN + j]);
   }
   return next;
 }

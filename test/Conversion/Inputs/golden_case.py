@@ -21,7 +21,8 @@ import numpy as np
 
 RUNNER = "/usr/lib/llvm-22/bin/mlir-runner"
 LIBS = ("/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so,"
-        "/usr/lib/llvm-22/lib/libmlir_runner_utils.so")
+        "/usr/lib/llvm-22/lib/libmlir_runner_utils.so,"
+        "/usr/lib/llvm-22/lib/libmlir_async_runtime.so")
 
 
 def ttype(shape, elt, dynamic_dims=()):

@@ -20,7 +20,8 @@ def ConvertSSDToGPU : Pass<"convert-ssd-to-gpu", "::mlir::ModuleOp"> {
     use MLIR's expanded memref descriptor (`abi = "memref"`).
 
     The matrix products of bmm, chunk_state and chunk_scan use tensor cores
-    (`nvgpu.ldmatrix` + `nvgpu.mma.sync` m16n8k16, f32 accumulation) for
+    (`nvgpu.ldmatrix` + m16n8k16 `nvgpu.mma.sync` for f16, `nvvm.mma.sync`
+    for bf16 whose nvgpu lowering is missing; f32 accumulation) for
     bf16 and f16 inputs when `tensor-cores` is set, and exact f32 FMAs
     otherwise. The function is erased.
   }];
@@ -36,6 +37,7 @@ def ConvertSSDToGPU : Pass<"convert-ssd-to-gpu", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::nvgpu::NVGPUDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"

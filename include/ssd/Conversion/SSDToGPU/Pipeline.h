@@ -6,6 +6,7 @@
 #include <string>
 
 namespace mlir {
+class DialectRegistry;
 class OpPassManager;
 } // namespace mlir
 
@@ -33,6 +34,11 @@ struct GPUPipelineOptions {
 /// gpu-module-to-binary.
 void buildGPUUnfusedPipeline(mlir::OpPassManager &pm,
                              const GPUPipelineOptions &options);
+
+/// Adds what gpu-module-to-binary needs to the registry of a tool running
+/// the pipeline: the LLVM IR translations of the llvm, nvvm and gpu dialects
+/// and the #nvvm.target serialisation interface.
+void registerGPUPipelineDependencies(mlir::DialectRegistry &registry);
 
 /// Registers `ssd-gpu-unfused-pipeline` with the pass registry.
 void registerGPUUnfusedPipeline();
