@@ -4,6 +4,8 @@
 
 #include "ssd/Conversion/Passes.h"
 #include "ssd/Conversion/Pipelines.h"
+#include "ssd/Conversion/SSDToGPU/Passes.h"
+#include "ssd/Conversion/SSDToGPU/Pipeline.h"
 #include "ssd/Dialect/SSD/Transforms/Passes.h"
 
 namespace ssd {
@@ -15,6 +17,8 @@ inline void registerAllPasses() {
   registerSSDPasses();
   registerSSDConversionPasses();
   registerCPUPipeline();
+  registerSSDToGPUPasses();
+  registerGPUUnfusedPipeline();
 }
 
 } // namespace ssd

@@ -9,6 +9,7 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "ssd/Conversion/SSDToGPU/Pipeline.h"
 #include "ssd/InitAllDialects.h"
 #include "ssd/InitAllPasses.h"
 
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   ssd::registerAllDialects(registry);
+  ssd::registerGPUPipelineDependencies(registry);
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "SSD-MLIR optimizer driver\n", registry));

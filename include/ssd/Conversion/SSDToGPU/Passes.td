@@ -1,0 +1,47 @@
+//===- Passes.td - ssd to gpu conversion passes ------------*- tablegen -*-===//
+#ifndef SSD_CONVERSION_SSDTOGPU_PASSES_TD
+#define SSD_CONVERSION_SSDTOGPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertSSDToGPU : Pass<"convert-ssd-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower the ssd step ops of one function to GPU kernels (unfused)";
+  let description = [{
+    Takes a builtin.module holding one func.func whose body is the five-kernel
+    data flow of `ssd-decompose` (chunk_cumsum, bmm, chunk_state,
+    state_passing, segsum, chunk_scan) over the function's tensor arguments,
+    and replaces it by `gpu.module @ssd_kernels` with one `gpu.func` per step:
+    `ssd_chunk_cumsum`, `ssd_bmm`, `ssd_chunk_state`, `ssd_state_passing`
+    and `ssd_chunk_scan` (segsum is folded into chunk_scan, which derives the
+    decays from dA_cumsum). The host side is described by the dictionary
+    attribute `ssd.launch` on the module, in the schema of the runtime's
+    manifest (docs/runtime.md): tensors, workspaces, derived symbols and the
+    kernels with grid, block, shared memory and parameters. Kernel parameters
+    use MLIR's expanded memref descriptor (`abi = "memref"`).
+
+    The matrix products of bmm, chunk_state and chunk_scan use tensor cores
+    (`nvgpu.ldmatrix` + m16n8k16 `nvgpu.mma.sync` for f16, `nvvm.mma.sync`
+    for bf16 whose nvgpu lowering is missing; f32 accumulation) for
+    bf16 and f16 inputs when `tensor-cores` is set, and exact f32 FMAs
+    otherwise. The function is erased.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "Target chip of the #nvvm.target attached to the gpu.module">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+           "PTX features of the #nvvm.target">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Use mma.sync for the bf16/f16 matrix products">,
+    Option<"keepFunc", "keep-func", "bool", /*default=*/"false",
+           "Keep the source function (for inspection) instead of erasing it">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+#endif // SSD_CONVERSION_SSDTOGPU_PASSES_TD

@@ -1,0 +1,48 @@
+//===- Pipeline.h - the unfused GPU pipeline --------------------*- C++ -*-===//
+#ifndef SSD_CONVERSION_SSDTOGPU_PIPELINE_H
+#define SSD_CONVERSION_SSDTOGPU_PIPELINE_H
+
+#include <cstdint>
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+} // namespace mlir
+
+namespace ssd {
+
+/// Knobs of the GPU pipelines.
+struct GPUPipelineOptions {
+  /// Chunk size handed to ssd-decompose; 0 keeps each op's chunk_size.
+  int64_t chunkSize = 0;
+  std::string chip = "sm_90a";
+  std::string features = "+ptx80";
+  /// gpu-module-to-binary format: "bin" (cubin through ptxas), "isa" (PTX),
+  /// "fatbin", "llvm"; empty stops after the NVVM lowering (no gpu.binary).
+  std::string format = "bin";
+  /// ptxas / LLVM optimisation level.
+  int optLevel = 3;
+  /// mma.sync tensor cores for bf16/f16 inputs.
+  bool tensorCores = true;
+};
+
+/// Appends to `pm` (anchored on builtin.module) the passes from a module
+/// holding one func.func with ssd.combined (or the step ops) to a module
+/// holding `gpu.binary @ssd_kernels` and the `ssd.launch` attribute:
+/// ssd-decompose, convert-ssd-to-gpu, the NVVM lowering of the kernels and
+/// gpu-module-to-binary.
+void buildGPUUnfusedPipeline(mlir::OpPassManager &pm,
+                             const GPUPipelineOptions &options);
+
+/// Adds what gpu-module-to-binary needs to the registry of a tool running
+/// the pipeline: the LLVM IR translations of the llvm, nvvm and gpu dialects
+/// and the #nvvm.target serialisation interface.
+void registerGPUPipelineDependencies(mlir::DialectRegistry &registry);
+
+/// Registers `ssd-gpu-unfused-pipeline` with the pass registry.
+void registerGPUUnfusedPipeline();
+
+} // namespace ssd
+
+#endif // SSD_CONVERSION_SSDTOGPU_PIPELINE_H

@@ -1,0 +1,68 @@
+//===- Bmm.cpp - the ssd_bmm kernel ----------------------------------------===//
+//
+// CB[b,c,g,i,j] = C_i . B_j. Grid (tiles^2, nc, b*g), one T x T tile of the
+// chunk's Q x Q matrix per block, T = min(Q, 64). Only tiles on or below the
+// diagonal are computed: chunk_scan reads j <= i only. Padding tokens load
+// as zero rows, so their products are zero; with seq_idx the epilogue zeroes
+// pairs from different sequences.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelCommon.h"
+#include "TileMatmul.h"
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+
+KernelInfo buildBmmKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
+                          const SSDProblem &p) {
+  int64_t edge = tileEdge(p.chunk), tiles = p.chunk / edge;
+  KernelInfo info;
+  info.name = "ssd_bmm";
+  info.grid = {std::to_string(tiles * tiles), p.chunksExpr,
+               p.batchExpr + " * " + std::to_string(p.groups)};
+  addParams(info, p, {"C", "B", "seq_idx", "cu_seqlens"}, false);
+  info.params.push_back({"CB", true});
+
+  KernelFunc k = createKernel(b, module, p, info);
+  Emitter e(b);
+  Value cMat = k.arg("C"), bMat = k.arg("B"), cb = k.arg("CB");
+  TileMatmul mm(e, k, edge, edge, tileDepth(p.state), mmaElementType(p));
+  Value tile = e.blockId(gpu::Dimension::x);
+  Value c = e.blockId(gpu::Dimension::y);
+  Value bg = e.blockId(gpu::Dimension::z);
+  Value batch = e.div(bg, e.idx(p.groups)), group = e.rem(bg, e.idx(p.groups));
+  Value ti = e.div(tile, e.idx(tiles)), tj = e.rem(tile, e.idx(tiles));
+  Value i0 = e.mul(ti, edge), j0 = e.mul(tj, edge);
+  e.ifThen(e.le(tj, ti), [&] {
+    ChunkRange r = blockChunk(e, p, k, c, cMat, cb, 1);
+    // Row `row` of the tile as a token of this chunk, masked past the end.
+    auto rowOperand = [&](Value mat, Value first) {
+      return TileOperand{[&, mat, first](Value kk, Value row) {
+                           Value pos = e.add(first, row);
+                           Value v = e.loadF32(
+                               mat, {batch, tokenAt(e, r, pos), group, kk});
+                           return e.select(e.lt(pos, r.len), v, e.f32(0.0));
+                         },
+                         /*kContiguous=*/true};
+    };
+    SmallVector<Value> acc =
+        mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state),
+                      rowOperand(cMat, i0), rowOperand(bMat, j0));
+    mm.epilogue(acc, [&](Value row, Value col, Value v) {
+      Value i = e.add(i0, row), j = e.add(j0, col);
+      if (k.has("seq_idx")) {
+        Value si = k.arg("seq_idx");
+        Value same = e.eq(e.load(si, {batch, tokenAt(e, r, i)}),
+                          e.load(si, {batch, tokenAt(e, r, j)}));
+        v = e.select(same, v, e.f32(0.0));
+      }
+      e.store(v, cb, {batch, c, group, i, j});
+    });
+  });
+  return info;
+}
+
+} // namespace gpu_lowering
+} // namespace ssd

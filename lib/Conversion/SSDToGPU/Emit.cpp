@@ -1,0 +1,144 @@
+//===- Emit.cpp - scalar building blocks of the SSD GPU kernels -----------===//
+#include "Emit.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+
+Value Emitter::idx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+Value Emitter::f32(double v) {
+  return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+}
+Value Emitter::i1(bool v) { return arith::ConstantIntOp::create(b, v, 1); }
+
+Value Emitter::add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+Value Emitter::sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+Value Emitter::mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+Value Emitter::div(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
+Value Emitter::rem(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
+Value Emitter::min(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+Value Emitter::max(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
+Value Emitter::lt(Value x, Value y) {
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x, y);
+}
+Value Emitter::le(Value x, Value y) {
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::sle, x, y);
+}
+Value Emitter::eq(Value x, Value y) {
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, x, y);
+}
+Value Emitter::ne(Value x, Value y) {
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, x, y);
+}
+Value Emitter::andi(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+Value Emitter::ori(Value x, Value y) { return arith::OrIOp::create(b, x, y); }
+Value Emitter::select(Value c, Value x, Value y) {
+  return arith::SelectOp::create(b, c, x, y);
+}
+Value Emitter::toIndex(Value v) {
+  if (v.getType().isIndex())
+    return v;
+  return arith::IndexCastOp::create(b, b.getIndexType(), v);
+}
+
+Value Emitter::addf(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
+Value Emitter::subf(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
+Value Emitter::mulf(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
+Value Emitter::divf(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
+Value Emitter::fma(Value x, Value y, Value z) {
+  return math::FmaOp::create(b, x, y, z);
+}
+Value Emitter::minf(Value x, Value y) {
+  return arith::MinimumFOp::create(b, x, y);
+}
+Value Emitter::maxf(Value x, Value y) {
+  return arith::MaximumFOp::create(b, x, y);
+}
+Value Emitter::exp(Value x) { return math::ExpOp::create(b, x); }
+Value Emitter::gtf(Value x, Value y) {
+  return arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, x, y);
+}
+Value Emitter::decay(Value x) { return exp(minf(x, f32(0.0))); }
+Value Emitter::toF32(Value v) {
+  if (v.getType().isF32() || !isa<FloatType>(v.getType()))
+    return v;
+  return arith::ExtFOp::create(b, b.getF32Type(), v);
+}
+Value Emitter::fromF32(Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return arith::TruncFOp::create(b, type, v);
+}
+
+Value Emitter::load(Value memref, ValueRange indices) {
+  return memref::LoadOp::create(b, memref, indices);
+}
+Value Emitter::loadF32(Value memref, ValueRange indices) {
+  return toF32(load(memref, indices));
+}
+void Emitter::store(Value v, Value memref, ValueRange indices) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  memref::StoreOp::create(b, fromF32(v, element), memref, indices);
+}
+Value Emitter::dim(Value memref, int64_t d) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (!type.isDynamicDim(d))
+    return idx(type.getDimSize(d));
+  return memref::DimOp::create(b, memref, d);
+}
+
+Value Emitter::threadId() { return gpu::ThreadIdOp::create(b, gpu::Dimension::x); }
+Value Emitter::blockId(gpu::Dimension d) { return gpu::BlockIdOp::create(b, d); }
+Value Emitter::laneId() { return rem(threadId(), idx(32)); }
+void Emitter::barrier() { gpu::BarrierOp::create(b); }
+
+SmallVector<Value> Emitter::forLoop(Value lb, Value ub, Value step,
+                                    ValueRange init, LoopBody body) {
+  auto loop = scf::ForOp::create(
+      b, lb, ub, step, init,
+      [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToEnd(nested.getInsertionBlock());
+        SmallVector<Value> results = body(iv, args);
+        scf::YieldOp::create(b, results);
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+void Emitter::forLoop(Value lb, Value ub, Value step,
+                      llvm::function_ref<void(Value)> body) {
+  forLoop(lb, ub, step, ValueRange{}, [&](Value iv, ValueRange) {
+    body(iv);
+    return SmallVector<Value>{};
+  });
+}
+
+void Emitter::ifThen(Value cond, llvm::function_ref<void()> body) {
+  auto op = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op.thenBlock()->getTerminator());
+  body();
+}
+
+SmallVector<Value>
+Emitter::ifElse(Value cond, TypeRange types,
+                llvm::function_ref<SmallVector<Value>()> thenBody,
+                llvm::function_ref<SmallVector<Value>()> elseBody) {
+  auto op = scf::IfOp::create(b, types, cond, /*withElseRegion=*/true);
+  for (auto [block, body] :
+       {std::pair{op.thenBlock(), thenBody}, std::pair{op.elseBlock(), elseBody}}) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block);
+    SmallVector<Value> results = body();
+    scf::YieldOp::create(b, results);
+  }
+  return SmallVector<Value>(op.getResults());
+}
+
+} // namespace gpu_lowering
+} // namespace ssd

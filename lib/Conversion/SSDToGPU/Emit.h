@@ -1,0 +1,102 @@
+//===- Emit.h - scalar building blocks of the SSD GPU kernels ---*- C++ -*-===//
+//
+// Emitter wraps an ImplicitLocOpBuilder with the few operations the kernels
+// are written in: index and f32 arithmetic, loads that widen to f32, stores
+// that narrow to the element type, structured loops and conditionals, thread
+// and block ids. Index arithmetic is 64-bit after convert-gpu-to-nvvm
+// (index-bitwidth=64), so token offsets past 2^31 are safe.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SSD_LIB_CONVERSION_SSDTOGPU_EMIT_H
+#define SSD_LIB_CONVERSION_SSDTOGPU_EMIT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace ssd {
+namespace gpu_lowering {
+
+using mlir::Type;
+using mlir::Value;
+using mlir::ValueRange;
+
+class Emitter {
+public:
+  explicit Emitter(mlir::ImplicitLocOpBuilder &b) : b(b) {}
+  mlir::ImplicitLocOpBuilder &b;
+
+  // Constants.
+  Value idx(int64_t v);
+  Value f32(double v);
+  Value i1(bool v);
+
+  // Index arithmetic.
+  Value add(Value x, Value y);
+  Value sub(Value x, Value y);
+  Value mul(Value x, Value y);
+  Value div(Value x, Value y); // unsigned
+  Value rem(Value x, Value y); // unsigned
+  Value min(Value x, Value y); // signed
+  Value max(Value x, Value y); // signed
+  Value add(Value x, int64_t y) { return add(x, idx(y)); }
+  Value mul(Value x, int64_t y) { return mul(x, idx(y)); }
+  Value lt(Value x, Value y); // signed <
+  Value le(Value x, Value y);
+  Value eq(Value x, Value y);
+  Value ne(Value x, Value y);
+  Value andi(Value x, Value y);
+  Value ori(Value x, Value y);
+  Value select(Value c, Value x, Value y);
+  Value toIndex(Value intValue);
+
+  // f32 arithmetic.
+  Value addf(Value x, Value y);
+  Value subf(Value x, Value y);
+  Value mulf(Value x, Value y);
+  Value divf(Value x, Value y);
+  Value fma(Value x, Value y, Value z);
+  Value minf(Value x, Value y);
+  Value maxf(Value x, Value y);
+  Value exp(Value x);
+  Value gtf(Value x, Value y);
+  /// exp(min(x, 0)): decays never exceed one, exp(-inf) is 0.
+  Value decay(Value x);
+  Value toF32(Value v);
+  Value fromF32(Value v, Type type);
+
+  // Memory.
+  Value load(Value memref, ValueRange indices);
+  /// Loads and widens a float to f32.
+  Value loadF32(Value memref, ValueRange indices);
+  /// Narrows an f32 value to the memref's element type and stores it.
+  void store(Value v, Value memref, ValueRange indices);
+  Value dim(Value memref, int64_t d);
+
+  // Ids.
+  Value threadId();
+  Value blockId(mlir::gpu::Dimension d);
+  Value laneId();
+  void barrier();
+
+  // Control flow. `body` gets the induction variable and iteration
+  // arguments and returns the values to yield.
+  using LoopBody =
+      llvm::function_ref<llvm::SmallVector<Value>(Value iv, ValueRange args)>;
+  llvm::SmallVector<Value> forLoop(Value lb, Value ub, Value step,
+                                   ValueRange init, LoopBody body);
+  void forLoop(Value lb, Value ub, Value step,
+               llvm::function_ref<void(Value iv)> body);
+  void ifThen(Value cond, llvm::function_ref<void()> body);
+  /// scf.if with results: both branches return the same types.
+  llvm::SmallVector<Value>
+  ifElse(Value cond, mlir::TypeRange types,
+         llvm::function_ref<llvm::SmallVector<Value>()> thenBody,
+         llvm::function_ref<llvm::SmallVector<Value>()> elseBody);
+};
+
+} // namespace gpu_lowering
+} // namespace ssd
+
+#endif // SSD_LIB_CONVERSION_SSDTOGPU_EMIT_H

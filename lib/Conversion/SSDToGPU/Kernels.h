@@ -1,0 +1,148 @@
+//===- Kernels.h - the unfused SSD GPU kernels ------------------*- C++ -*-===//
+//
+// SSDProblem is what the pass learns from the function: the step ops, the
+// sizes the kernels specialise on (h, p, g, n, Q), the element types, the
+// optional inputs present, and which function argument is which tensor.
+// Each kernel builder appends one gpu.func to the gpu.module and returns a
+// KernelInfo: its launch geometry and parameter list, from which both the
+// gpu.func signature and the `ssd.launch` entry are made, so the two cannot
+// disagree.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SSD_LIB_CONVERSION_SSDTOGPU_KERNELS_H
+#define SSD_LIB_CONVERSION_SSDTOGPU_KERNELS_H
+
+#include "Emit.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "ssd/Dialect/SSD/IR/SSDOps.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+
+namespace ssd {
+namespace gpu_lowering {
+
+/// A tensor or workspace the kernels read or write, as the manifest names
+/// it, with its tensor type (dynamic b, L, nc, s) and symbolic shape.
+struct BufferSpec {
+  std::string name;
+  mlir::RankedTensorType type;
+  llvm::SmallVector<std::string> shape; // per dimension: a number or symbol
+  bool output = false;                   // tensors: y, final_states
+  bool isWorkspace = false;
+};
+
+struct SSDProblem {
+  mlir::func::FuncOp func;
+  ChunkCumsumOp cumsum;
+  BmmOp bmm;
+  ChunkStateOp chunkState;
+  StatePassingOp statePassing;
+  ChunkScanOp chunkScan;
+
+  int64_t heads = 0, headDim = 0, groups = 0, state = 0, chunk = 0;
+  mlir::Type elementType;      // x, B, C, z, y
+  mlir::Type stateType;        // initial/final states, passed states
+  mlir::Type chunkStateType;   // chunk_state result
+  bool softplus = false;
+  double dtLow = 0.0, dtHigh = 0.0; // dtHigh = +inf when unbounded
+  bool perChannelD = false;
+
+  /// Tensors (canonical names, in manifest order) and workspaces.
+  llvm::SmallVector<BufferSpec> buffers;
+  /// Symbols and their definitions for the manifest's `derived`.
+  llvm::SmallVector<std::pair<std::string, std::string>> derived;
+  /// Manifest expressions of the symbolic sizes ("b" or "2", "L", "nc").
+  std::string batchExpr, chunksExpr;
+
+  bool has(llvm::StringRef name) const { return find(name) != nullptr; }
+  const BufferSpec *find(llvm::StringRef name) const;
+  bool isVarlen() const { return has("cu_seqlens"); }
+  bool hasSeqIdx() const { return has("seq_idx"); }
+  /// Whether the matrix products run on tensor cores.
+  bool useMma = false;
+};
+
+/// Reads the problem off the module's single function, or emits an error
+/// on the offending op and fails.
+mlir::FailureOr<SSDProblem> analyzeProblem(mlir::ModuleOp module);
+
+/// One kernel parameter: a tensor or workspace passed as an expanded memref
+/// descriptor.
+struct KernelParam {
+  std::string name;
+  bool isWorkspace = false;
+};
+
+struct KernelInfo {
+  std::string name;
+  llvm::SmallVector<std::string> grid;
+  int64_t block = 256;
+  int64_t sharedMemory = 0; // dynamic bytes; static shared is in the cubin
+  llvm::SmallVector<KernelParam> params;
+};
+
+/// A gpu.func under construction: its arguments by buffer name.
+struct KernelFunc {
+  mlir::gpu::GPUFuncOp func;
+  llvm::StringMap<Value> args;
+  Value arg(llvm::StringRef name) const { return args.lookup(name); }
+  bool has(llvm::StringRef name) const { return args.count(name); }
+  /// Adds a workgroup (shared memory) buffer.
+  Value sharedBuffer(llvm::ArrayRef<int64_t> shape, Type element);
+};
+
+/// Creates the gpu.func `info.name` with one memref argument per parameter
+/// (the buffer's type as a memref), marked as a kernel with a known block
+/// size, and positions `b` at the start of its body (before gpu.return).
+KernelFunc createKernel(mlir::ImplicitLocOpBuilder &b,
+                        mlir::gpu::GPUModuleOp module, const SSDProblem &p,
+                        const KernelInfo &info);
+
+/// Token range of one chunk on the device.
+struct ChunkRange {
+  Value start; // first token
+  Value len;   // valid tokens (0 for an unused varlen chunk)
+};
+
+/// The tokens of chunk `c` of a row of `seqLen` tokens: [cQ, cQ+Q) cut at L,
+/// or with cu_seqlens the chunk table walked over the sequences (chunks
+/// never straddle sequences; each sequence owns ceil(len/Q) chunks).
+ChunkRange chunkRange(Emitter &e, const SSDProblem &p, Value c, Value seqLen,
+                      Value numChunks, Value cuSeqlens);
+
+/// With seq_idx: the last real token of chunk c, and the token just before
+/// the chunk (token 0 for chunk 0).
+Value lastTokenOf(Emitter &e, const SSDProblem &p, Value c, Value seqLen);
+Value tokenBefore(Emitter &e, const SSDProblem &p, Value c);
+
+// The five kernels.
+KernelInfo buildChunkCumsumKernel(mlir::ImplicitLocOpBuilder &b,
+                                  mlir::gpu::GPUModuleOp module,
+                                  const SSDProblem &p);
+KernelInfo buildBmmKernel(mlir::ImplicitLocOpBuilder &b,
+                          mlir::gpu::GPUModuleOp module, const SSDProblem &p);
+KernelInfo buildChunkStateKernel(mlir::ImplicitLocOpBuilder &b,
+                                 mlir::gpu::GPUModuleOp module,
+                                 const SSDProblem &p);
+KernelInfo buildStatePassingKernel(mlir::ImplicitLocOpBuilder &b,
+                                   mlir::gpu::GPUModuleOp module,
+                                   const SSDProblem &p);
+KernelInfo buildChunkScanKernel(mlir::ImplicitLocOpBuilder &b,
+                                mlir::gpu::GPUModuleOp module,
+                                const SSDProblem &p);
+
+/// The `ssd.launch` dictionary (docs/runtime.md's manifest, less the parts
+/// ssd-compile fills in: format, target, compiler).
+mlir::DictionaryAttr buildLaunchAttr(mlir::MLIRContext *ctx,
+                                     const SSDProblem &p,
+                                     llvm::ArrayRef<KernelInfo> kernels);
+
+} // namespace gpu_lowering
+} // namespace ssd
+
+#endif // SSD_LIB_CONVERSION_SSDTOGPU_KERNELS_H

@@ -1,0 +1,114 @@
+//===- Pipeline.cpp - ssd-gpu-unfused-pipeline ----------------------------===//
+//
+// ssd-decompose -> convert-ssd-to-gpu -> the NVVM lowering of the kernels
+// (the device half of upstream's gpu-lower-to-nvvm-pipeline, in its order,
+// with 64-bit index arithmetic) -> gpu-module-to-binary. There is no host
+// half: the runtime launches the kernels from `ssd.launch`.
+//
+//===----------------------------------------------------------------------===//
+#include "ssd/Conversion/SSDToGPU/Pipeline.h"
+#include "ssd/Conversion/SSDToGPU/Passes.h"
+#include "ssd/Dialect/SSD/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace {
+
+struct GPUPipelineCLOptions
+    : public PassPipelineOptions<GPUPipelineCLOptions> {
+  Option<int64_t> chunkSize{
+      *this, "chunk-size",
+      llvm::cl::desc("Chunk size for ssd-decompose (0 keeps the op's)"),
+      llvm::cl::init(0)};
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("Target chip"),
+                           llvm::cl::init("sm_90a")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features"),
+                               llvm::cl::init("+ptx80")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("gpu-module-to-binary format: bin (cubin), isa (PTX), "
+                     "fatbin, llvm; none stops before serialisation"),
+      llvm::cl::init("bin")};
+  Option<int> optLevel{*this, "opt-level",
+                       llvm::cl::desc("Optimisation level"), llvm::cl::init(3)};
+  Option<bool> tensorCores{
+      *this, "tensor-cores",
+      llvm::cl::desc("mma.sync for bf16/f16 matrix products"),
+      llvm::cl::init(true)};
+};
+
+} // namespace
+
+void ssd::buildGPUUnfusedPipeline(OpPassManager &pm,
+                                  const GPUPipelineOptions &options) {
+  pm.addPass(createSSDDecompose(SSDDecomposeOptions{options.chunkSize}));
+  ConvertSSDToGPUOptions convert;
+  convert.chip = options.chip;
+  convert.features = options.features;
+  convert.tensorCores = options.tensorCores;
+  pm.addPass(createConvertSSDToGPU(convert));
+
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  ConvertIndexToLLVMPassOptions index;
+  index.indexBitwidth = 64;
+  pm.addPass(createConvertIndexToLLVMPass(index));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.indexBitwidth = 64;
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  device.addPass(createReconcileUnrealizedCastsPass());
+  if (options.format.empty() || options.format == "none")
+    return;
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  binary.toolkitPath = "/usr/local/cuda";
+  binary.cmdOptions = "-O" + std::to_string(options.optLevel);
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void ssd::registerGPUPipelineDependencies(DialectRegistry &registry) {
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+}
+
+void ssd::registerGPUUnfusedPipeline() {
+  PassPipelineRegistration<GPUPipelineCLOptions>(
+      "ssd-gpu-unfused-pipeline",
+      "Compile a function with ssd.combined (or the step ops) to a gpu.binary "
+      "of five kernels (one per step) and the ssd.launch description",
+      [](OpPassManager &pm, const GPUPipelineCLOptions &cl) {
+        GPUPipelineOptions options;
+        options.chunkSize = cl.chunkSize;
+        options.chip = cl.chip;
+        options.features = cl.features;
+        options.format = cl.format;
+        options.optLevel = cl.optLevel;
+        options.tensorCores = cl.tensorCores;
+        ssd::buildGPUUnfusedPipeline(pm, options);
+      });
+}
