@@ -42,6 +42,9 @@ def SSDCPUTileAndVectorize : Pass<"ssd-cpu-tile-vectorize", "::mlir::func::FuncO
            "Columns of the output tile (the innermost parallel dimension)">,
     Option<"tileK", "tile-k", "int64_t", /*default=*/"16",
            "Reduction step per vectorized tile">,
+    Option<"fuseChunks", "fuse-chunks", "bool", /*default=*/"true",
+           "Tile each contraction's chunk loop by 1 and fuse its producers "
+           "(gathers, decays) into it, so intermediates are per chunk">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
            "Distribute the outermost non-unit parallel loop of every op that "
            "is not inside a sequential loop over an scf.forall">,

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/CSE.h"
@@ -231,6 +232,9 @@ void tileAndVectorizeElementwise(RewriterBase &rewriter, linalg::GenericOp op,
 /// can run on several threads. Returns the op to tile further: the one
 /// inside the forall, or `op` itself.
 linalg::LinalgOp distribute(RewriterBase &rewriter, linalg::LinalgOp op) {
+  // Already in a parallel chunk loop: one level of threads is enough.
+  if (op->getParentOfType<scf::ForallOp>())
+    return op;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
   SmallVector<int64_t> tiles(ranges.size(), 0);
@@ -256,11 +260,85 @@ linalg::LinalgOp distribute(RewriterBase &rewriter, linalg::LinalgOp op) {
   return cast<linalg::LinalgOp>(tiled->tiledOps.back());
 }
 
+/// Whether `op` sits in a loop made by the tiling here or by the lowering.
+bool insideLoop(Operation *op) {
+  return op->getParentOfType<LoopLikeOpInterface>() != nullptr;
+}
+
+/// Tiles the outermost non-unit parallel loop of a top-level contraction (the
+/// chunk loop) by 1 and fuses its linalg producers into that loop: the
+/// gathers, decay weights and scalings then produce one chunk at a time, so
+/// their (b, nc, ...) tensors shrink to per-chunk temporaries that the
+/// allocator reuses instead of faulting in hundreds of MB per call. With
+/// `parallel` the chunk loop is an scf.forall. Returns false when nothing
+/// was left to fuse.
+bool fuseOneChunkLoop(RewriterBase &rewriter, func::FuncOp func,
+                      bool parallel) {
+  // The last contraction first: its producers, including earlier
+  // contractions of the same chain, are fused into its loop.
+  linalg::LinalgOp root;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() && !insideLoop(op) &&
+        !op->hasAttr("ssd.unfused") && linalg::isaContractionOpInterface(op))
+      root = op;
+  });
+  if (!root)
+    return false;
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> kinds = root.getIteratorTypesArray();
+  SmallVector<int64_t> tiles(ranges.size(), 0);
+  for (auto [d, range] : llvm::enumerate(ranges)) {
+    if (kinds[d] == utils::IteratorType::parallel && range != 1) {
+      tiles[d] = 1;
+      break;
+    }
+  }
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(func.getContext(), tiles));
+  if (parallel)
+    options.tilingOptions.setLoopType(
+        scf::SCFTilingOptions::LoopType::ForallOp);
+  options.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer,
+         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (isa<linalg::LinalgOp>(producer.getOwner()))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(root);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(root.getOperation()), options);
+  if (failed(fused)) {
+    // Leave it to the per-op tiling; mark it so the search moves on.
+    root->setAttr("ssd.unfused", rewriter.getUnitAttr());
+    return true;
+  }
+  for (OpResult result : root->getResults())
+    if (Value replacement = fused->replacements.lookup(result))
+      rewriter.replaceAllUsesWith(result, replacement);
+  return true;
+}
+
 struct TileAndVectorizePass
     : ssd::impl::SSDCPUTileAndVectorizeBase<TileAndVectorizePass> {
   using Base::Base;
 
   void runOnOperation() override {
+    IRRewriter fuser(&getContext());
+    // Each round fuses one contraction with its producers into a chunk loop;
+    // erasing the producers left without users lets the next round see the
+    // remaining top-level contractions only.
+    // Slices of a whole-size tensor.empty become per-chunk tensor.empty, so
+    // the fused producers get chunk-sized buffers.
+    while (fuseChunks &&
+           fuseOneChunkLoop(fuser, getOperation(), parallel)) {
+      RewritePatternSet cleanup(&getContext());
+      tensor::populateFoldTensorEmptyPatterns(cleanup);
+      if (failed(applyPatternsGreedily(getOperation(), std::move(cleanup))))
+        return signalPassFailure();
+    }
     SmallVector<linalg::LinalgOp> contractions;
     SmallVector<linalg::GenericOp> elementwise;
     SmallVector<linalg::GenericOp> reductions;
