@@ -80,8 +80,9 @@ struct Analyzer {
       return success();
     }
     BufferSpec spec{name.str(), cast<RankedTensorType>(v.getType()), {}};
-    for (auto [d, role] : llvm::enumerate(roles))
-      spec.shape.push_back(dimSymbol(spec.type, d, role));
+    for (int64_t d = 0, e = spec.type.getRank(); d < e; ++d)
+      spec.shape.push_back(
+          dimSymbol(spec.type, d, d < (int64_t)roles.size() ? roles[d] : ""));
     p.buffers.push_back(spec);
     return success();
   }
@@ -90,8 +91,9 @@ struct Analyzer {
                  bool workspace, bool output = false) {
     BufferSpec spec{name.str(), cast<RankedTensorType>(v.getType()), {},
                     output, workspace};
-    for (auto [d, role] : llvm::enumerate(roles))
-      spec.shape.push_back(dimSymbol(spec.type, d, role));
+    for (int64_t d = 0, e = spec.type.getRank(); d < e; ++d)
+      spec.shape.push_back(
+          dimSymbol(spec.type, d, d < (int64_t)roles.size() ? roles[d] : ""));
     p.buffers.push_back(spec);
   }
 
