@@ -31,7 +31,42 @@ class SSD_Operand<string name> {
   string format = "`" # name # "` `(` $" # name # " `:` type($" # name # ") `)`";
 }
 
-def SSD_CombinedOp : SSD_Op<"combined", [AttrSizedOperandSegments]> {
+// The whole layer: the operands, results, format and helpers shared by
+// ssd.combined and ssd.fused.
+class SSD_LayerOp<string mnemonic, dag extraArguments = (ins)>
+    : SSD_Op<mnemonic, [AttrSizedOperandSegments]> {
+  dag commonArguments = (ins
+    AnyRankedTensor:$x, AnyRankedTensor:$dt, AnyRankedTensor:$A,
+    AnyRankedTensor:$B, AnyRankedTensor:$C,
+    Optional<AnyRankedTensor>:$D, Optional<AnyRankedTensor>:$z,
+    Optional<AnyRankedTensor>:$dt_bias,
+    Optional<AnyRankedTensor>:$initial_states,
+    Optional<AnyRankedTensor>:$seq_idx, Optional<AnyRankedTensor>:$cu_seqlens,
+    I64Attr:$chunk_size, UnitAttr:$dt_softplus,
+    OptionalAttr<DenseF64ArrayAttr>:$dt_limit,
+    OptionalAttr<TypeAttr>:$state_type);
+  let arguments = !con(commonArguments, extraArguments);
+  let results = (outs AnyRankedTensor:$y, AnyRankedTensor:$final_states);
+
+  let assemblyFormat =
+      SSD_Operand<"x">.format # SSD_Operand<"dt">.format #
+      SSD_Operand<"A">.format # SSD_Operand<"B">.format #
+      SSD_Operand<"C">.format # SSD_OptionalOperand<"D">.format #
+      SSD_OptionalOperand<"z">.format # SSD_OptionalOperand<"dt_bias">.format #
+      SSD_OptionalOperand<"initial_states">.format #
+      SSD_OptionalOperand<"seq_idx">.format #
+      SSD_OptionalOperand<"cu_seqlens">.format #
+      " attr-dict `->` type($y) `,` type($final_states)";
+
+  let extraClassDeclaration = [{
+    /// The state precision: `state_type` when set, f32 otherwise.
+    ::mlir::Type getStateElementType();
+    /// The dt_limit bounds, (0, +inf) when absent.
+    std::pair<double, double> getDtLimitOrDefault();
+  }];
+}
+
+def SSD_CombinedOp : SSD_LayerOp<"combined"> {
   let summary = "the whole SSD forward (mamba_chunk_scan_combined)";
   let description = [{
     Computes the Mamba-2 SSD layer scan. With `dt'` the processed step size
@@ -71,33 +106,33 @@ def SSD_CombinedOp : SSD_Op<"combined", [AttrSizedOperandSegments]> {
     ```
   }];
 
-  let arguments = (ins
-    AnyRankedTensor:$x, AnyRankedTensor:$dt, AnyRankedTensor:$A,
-    AnyRankedTensor:$B, AnyRankedTensor:$C,
-    Optional<AnyRankedTensor>:$D, Optional<AnyRankedTensor>:$z,
-    Optional<AnyRankedTensor>:$dt_bias,
-    Optional<AnyRankedTensor>:$initial_states,
-    Optional<AnyRankedTensor>:$seq_idx, Optional<AnyRankedTensor>:$cu_seqlens,
-    I64Attr:$chunk_size, UnitAttr:$dt_softplus,
-    OptionalAttr<DenseF64ArrayAttr>:$dt_limit,
-    OptionalAttr<TypeAttr>:$state_type);
-  let results = (outs AnyRankedTensor:$y, AnyRankedTensor:$final_states);
+}
 
-  let assemblyFormat =
-      SSD_Operand<"x">.format # SSD_Operand<"dt">.format #
-      SSD_Operand<"A">.format # SSD_Operand<"B">.format #
-      SSD_Operand<"C">.format # SSD_OptionalOperand<"D">.format #
-      SSD_OptionalOperand<"z">.format # SSD_OptionalOperand<"dt_bias">.format #
-      SSD_OptionalOperand<"initial_states">.format #
-      SSD_OptionalOperand<"seq_idx">.format #
-      SSD_OptionalOperand<"cu_seqlens">.format #
-      " attr-dict `->` type($y) `,` type($final_states)";
+def SSD_FusedOp : SSD_LayerOp<"fused",
+    (ins OptionalAttr<I64Attr>:$p_block)> {
+  let summary = "the whole SSD forward as one persistent kernel";
+  let description = [{
+    The same computation, operands, attributes and results as
+    `ssd.combined`, produced by `ssd-fuse` from a chain of step ops
+    (chunk_cumsum, segsum, bmm, chunk_state, state_passing, chunk_scan) whose
+    intermediates nothing else reads. It is the unit the fused GPU lowering
+    turns into ONE persistent kernel: work items (cumsum, bmm, then
+    chunk_state -> state_passing -> chunk_scan per batch, chunk, head and
+    headdim block) are taken in a fixed order through an atomic ticket, so
+    no intermediate leaves the kernel except through L2.
 
-  let extraClassDeclaration = [{
-    /// The state precision: `state_type` when set, f32 otherwise.
-    ::mlir::Type getStateElementType();
-    /// The dt_limit bounds, (0, +inf) when absent.
-    std::pair<double, double> getDtLimitOrDefault();
+    `p_block` (optional) is the headdim tile of one work item: a power of
+    two dividing `headdim`; the lowering chooses one when absent.
+
+    Example:
+
+    ```mlir
+    %y, %fs = ssd.fused x(%x : tensor<1x?x80x64xbf16>)
+        dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>)
+        B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>)
+        {chunk_size = 128 : i64, dt_softplus, p_block = 32 : i64}
+        -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+    ```
   }];
 }
 

@@ -487,3 +487,28 @@ func.func @f(%x: tensor<2x96x4x8xf16>, %dt: tensor<2x4x3x32xf32>, %dA: tensor<2x
   %0 = ssd.chunk_scan x(%x : tensor<2x96x4x8xf16>) dt(%dt : tensor<2x4x3x32xf32>) dA_cumsum(%dA : tensor<2x4x3x32xf32>) segsum(%seg : tensor<2x4x3x32x32xf32>) C(%C : tensor<2x96x2x16xf16>) CB(%CB : tensor<2x3x2x32x32xf32>) states(%s : tensor<2x3x4x8x16xf32>) z(%z : tensor<2x96x4x8xbf16>) -> tensor<2x96x4x8xf16>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<2x64x4x8xf32>, %dt: tensor<2x64x4xf32>, %A: tensor<4xf32>, %B: tensor<2x64x2x16xf32>, %C: tensor<2x64x2x16xf32>) {
+  // expected-error @+1 {{attribute 'p_block' must be a power of two dividing headdim (8), got 16}}
+  %y, %fs = ssd.fused x(%x : tensor<2x64x4x8xf32>) dt(%dt : tensor<2x64x4xf32>) A(%A : tensor<4xf32>) B(%B : tensor<2x64x2x16xf32>) C(%C : tensor<2x64x2x16xf32>) {chunk_size = 32 : i64, p_block = 16 : i64} -> tensor<2x64x4x8xf32>, tensor<2x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x64x4x8xf32>, %dt: tensor<2x64x4xf32>, %A: tensor<4xf32>, %B: tensor<2x64x2x16xf32>, %C: tensor<2x64x2x16xf32>) {
+  // expected-error @+1 {{attribute 'p_block' must be a power of two dividing headdim (8), got 3}}
+  %y, %fs = ssd.fused x(%x : tensor<2x64x4x8xf32>) dt(%dt : tensor<2x64x4xf32>) A(%A : tensor<4xf32>) B(%B : tensor<2x64x2x16xf32>) C(%C : tensor<2x64x2x16xf32>) {chunk_size = 32 : i64, p_block = 3 : i64} -> tensor<2x64x4x8xf32>, tensor<2x4x8x16xf32>
+  return
+}
+
+// -----
+
+// ssd.fused shares every check of ssd.combined.
+func.func @f(%x: tensor<2x64x4x8xf32>, %dt: tensor<2x64x4xf32>, %A: tensor<4xf32>, %B: tensor<2x64x3x16xf32>, %C: tensor<2x64x3x16xf32>) {
+  // expected-error @+1 {{nheads (4) must be a multiple of ngroups (3)}}
+  %y, %fs = ssd.fused x(%x : tensor<2x64x4x8xf32>) dt(%dt : tensor<2x64x4xf32>) A(%A : tensor<4xf32>) B(%B : tensor<2x64x3x16xf32>) C(%C : tensor<2x64x3x16xf32>) {chunk_size = 32 : i64} -> tensor<2x64x4x8xf32>, tensor<2x4x8x16xf32>
+  return
+}

@@ -73,3 +73,12 @@ func.func @chunk_scan(%x: tensor<2x96x4x8xf16>, %dt: tensor<2x4x3x32xf32>, %dA: 
   %2 = ssd.chunk_scan x(%x : tensor<2x96x4x8xf16>) dt(%dt : tensor<2x4x3x32xf32>) dA_cumsum(%dA : tensor<2x4x3x32xf32>) segsum(%seg : tensor<2x4x3x32x32xf32>) C(%C : tensor<2x96x2x16xf16>) CB(%CB : tensor<2x3x2x32x32xf32>) states(%s : tensor<2x3x4x8x16xf32>) D(%Dh : tensor<4xf32>) -> tensor<2x96x4x8xf16>
   return
 }
+
+// CHECK-LABEL: func.func @fused
+// CHECK: ssd.fused x(%{{.*}} : tensor<1x?x80x64xbf16>) dt(%{{.*}} : tensor<1x?x80xf32>) A(%{{.*}} : tensor<80xf32>) B(%{{.*}} : tensor<1x?x1x128xbf16>) C(%{{.*}} : tensor<1x?x1x128xbf16>) D(%{{.*}} : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus, p_block = 32 : i64} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+// CHECK: ssd.fused {{.*}} cu_seqlens(%{{.*}} : tensor<3xi32>) {chunk_size = 64 : i64, state_type = f16} -> tensor<1x?x80x64xbf16>, tensor<2x80x64x128xf16>
+func.func @fused(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %init: tensor<2x80x64x128xf16>, %cu: tensor<3xi32>) {
+  %y, %fs = ssd.fused x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus, p_block = 32 : i64} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+  %y2, %fs2 = ssd.fused x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) initial_states(%init : tensor<2x80x64x128xf16>) cu_seqlens(%cu : tensor<3xi32>) {chunk_size = 64 : i64, state_type = f16} -> tensor<1x?x80x64xbf16>, tensor<2x80x64x128xf16>
+  return
+}

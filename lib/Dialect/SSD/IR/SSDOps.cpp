@@ -7,6 +7,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <limits>
 
 using namespace mlir;
@@ -41,16 +43,15 @@ static LogicalResult bindPacking(ShapeBinder &shapes, Operation *op,
                                  Value seqIdx, Value cuSeqlens) {
   if (failed(verifyPackingOperands(op, seqIdx, cuSeqlens)))
     return failure();
-  if (seqIdx &&
-      (failed(shapes.bind("operand 'seq_idx'", seqIdx, {D::Batch, D::SeqLen})) ||
-       failed(verifyElementKind(op, "operand 'seq_idx'", seqIdx,
-                                ElementKind::I32))))
+  if (seqIdx && (failed(shapes.bind("operand 'seq_idx'", seqIdx,
+                                    {D::Batch, D::SeqLen})) ||
+                 failed(verifyElementKind(op, "operand 'seq_idx'", seqIdx,
+                                          ElementKind::I32))))
     return failure();
-  if (cuSeqlens &&
-      (failed(shapes.bind("operand 'cu_seqlens'", cuSeqlens,
-                          {DimRef(D::NumSeqs, 1)})) ||
-       failed(verifyElementKind(op, "operand 'cu_seqlens'", cuSeqlens,
-                                ElementKind::I32))))
+  if (cuSeqlens && (failed(shapes.bind("operand 'cu_seqlens'", cuSeqlens,
+                                       {DimRef(D::NumSeqs, 1)})) ||
+                    failed(verifyElementKind(op, "operand 'cu_seqlens'",
+                                             cuSeqlens, ElementKind::I32))))
     return failure();
   return success();
 }
@@ -66,87 +67,117 @@ static const SmallVector<DimRef> kTokensGroups = {D::Batch, D::SeqLen,
                                                   D::Groups, D::State};
 static const SmallVector<DimRef> kChunkVector = {D::Batch, D::Heads, D::Chunks,
                                                  D::ChunkSize};
-static const SmallVector<DimRef> kChunkMatrix = {
-    D::Batch, D::Heads, D::Chunks, D::ChunkSize, D::ChunkSize};
+static const SmallVector<DimRef> kChunkMatrix = {D::Batch, D::Heads, D::Chunks,
+                                                 D::ChunkSize, D::ChunkSize};
 static const SmallVector<DimRef> kChunkStates = {D::Batch, D::Chunks, D::Heads,
                                                  D::HeadDim, D::State};
-static const SmallVector<DimRef> kGroupMatrix = {
-    D::Batch, D::Chunks, D::Groups, D::ChunkSize, D::ChunkSize};
+static const SmallVector<DimRef> kGroupMatrix = {D::Batch, D::Chunks, D::Groups,
+                                                 D::ChunkSize, D::ChunkSize};
 
 //===----------------------------------------------------------------------===//
-// CombinedOp
+// CombinedOp and FusedOp (the whole layer)
 //===----------------------------------------------------------------------===//
 
-Type CombinedOp::getStateElementType() {
-  if (std::optional<Type> type = getStateType())
+template <typename LayerOp> static Type stateElementType(LayerOp op) {
+  if (std::optional<Type> type = op.getStateType())
     return *type;
-  return Float32Type::get(getContext());
+  return Float32Type::get(op.getContext());
 }
+
+Type CombinedOp::getStateElementType() { return stateElementType(*this); }
+Type FusedOp::getStateElementType() { return stateElementType(*this); }
 
 std::pair<double, double> CombinedOp::getDtLimitOrDefault() {
   return dtLimitOrDefault(getDtLimit());
 }
+std::pair<double, double> FusedOp::getDtLimitOrDefault() {
+  return dtLimitOrDefault(getDtLimit());
+}
 
-LogicalResult CombinedOp::verify() {
-  Operation *op = getOperation();
+/// The checks shared by every whole-layer op.
+template <typename LayerOp> static LogicalResult verifyLayerOp(LayerOp layer) {
+  Operation *op = layer.getOperation();
   ShapeBinder shapes(op);
-  bool varlen = static_cast<bool>(getCuSeqlens());
-  if (failed(shapes.bindSize(D::ChunkSize, getChunkSize(),
+  bool varlen = static_cast<bool>(layer.getCuSeqlens());
+  if (failed(shapes.bindSize(D::ChunkSize, layer.getChunkSize(),
                              "attribute 'chunk_size'")) ||
-      failed(shapes.bind("operand 'x'", getX(), kTokensHeads)) ||
-      failed(shapes.bind("operand 'dt'", getDt(),
+      failed(shapes.bind("operand 'x'", layer.getX(), kTokensHeads)) ||
+      failed(shapes.bind("operand 'dt'", layer.getDt(),
                          {D::Batch, D::SeqLen, D::Heads})) ||
-      failed(shapes.bind("operand 'A'", getA(), {D::Heads})) ||
-      failed(shapes.bind("operand 'B'", getB(), kTokensGroups)) ||
-      failed(shapes.bind("operand 'C'", getC(), kTokensGroups)) ||
-      failed(bindD(shapes, op, getD())) ||
-      (getZ() && failed(shapes.bind("operand 'z'", getZ(), kTokensHeads))) ||
-      (getDtBias() &&
-       failed(shapes.bind("operand 'dt_bias'", getDtBias(), {D::Heads}))) ||
-      failed(bindPacking(shapes, op, getSeqIdx(), getCuSeqlens())) ||
-      (getInitialStates() &&
-       failed(shapes.bind("operand 'initial_states'", getInitialStates(),
+      failed(shapes.bind("operand 'A'", layer.getA(), {D::Heads})) ||
+      failed(shapes.bind("operand 'B'", layer.getB(), kTokensGroups)) ||
+      failed(shapes.bind("operand 'C'", layer.getC(), kTokensGroups)) ||
+      failed(bindD(shapes, op, layer.getD())) ||
+      (layer.getZ() &&
+       failed(shapes.bind("operand 'z'", layer.getZ(), kTokensHeads))) ||
+      (layer.getDtBias() &&
+       failed(
+           shapes.bind("operand 'dt_bias'", layer.getDtBias(), {D::Heads}))) ||
+      failed(
+          bindPacking(shapes, op, layer.getSeqIdx(), layer.getCuSeqlens())) ||
+      (layer.getInitialStates() &&
+       failed(shapes.bind("operand 'initial_states'", layer.getInitialStates(),
                           stateLayout(varlen)))) ||
-      failed(shapes.bind("result 'y'", getY(), kTokensHeads)) ||
-      failed(shapes.bind("result 'final_states'", getFinalStates(),
+      failed(shapes.bind("result 'y'", layer.getY(), kTokensHeads)) ||
+      failed(shapes.bind("result 'final_states'", layer.getFinalStates(),
                          stateLayout(varlen))) ||
       failed(shapes.verifyRelations(varlen)))
     return failure();
 
   // Element types.
-  Value x = getX();
+  Value x = layer.getX();
   if (failed(verifyElementKind(op, "operand 'x'", x, ElementKind::Activation)))
     return failure();
   for (auto [name, value] :
-       {std::pair<StringRef, Value>{"operand 'B'", getB()},
-        {"operand 'C'", getC()},
-        {"operand 'z'", getZ()},
-        {"result 'y'", getY()}})
-    if (value && failed(verifySameElementType(op, name, value, "operand 'x'", x)))
+       {std::pair<StringRef, Value>{"operand 'B'", layer.getB()},
+        {"operand 'C'", layer.getC()},
+        {"operand 'z'", layer.getZ()},
+        {"result 'y'", layer.getY()}})
+    if (value &&
+        failed(verifySameElementType(op, name, value, "operand 'x'", x)))
       return failure();
   for (auto [name, value] :
-       {std::pair<StringRef, Value>{"operand 'dt'", getDt()},
-        {"operand 'A'", getA()},
-        {"operand 'D'", getD()},
-        {"operand 'dt_bias'", getDtBias()}})
+       {std::pair<StringRef, Value>{"operand 'dt'", layer.getDt()},
+        {"operand 'A'", layer.getA()},
+        {"operand 'D'", layer.getD()},
+        {"operand 'dt_bias'", layer.getDtBias()}})
     if (value && failed(verifyElementKind(op, name, value, ElementKind::F32)))
       return failure();
 
-  Type stateType = getStateElementType();
+  Type stateType = layer.getStateElementType();
   if (!stateType.isF32() && !stateType.isF16())
-    return emitOpError() << "attribute 'state_type' must be f32 or f16, got "
-                         << stateType;
+    return layer.emitOpError()
+           << "attribute 'state_type' must be f32 or f16, got " << stateType;
   for (auto [name, value] :
-       {std::pair<StringRef, Value>{"result 'final_states'", getFinalStates()},
-        {"operand 'initial_states'", getInitialStates()}}) {
+       {std::pair<StringRef, Value>{"result 'final_states'",
+                                    layer.getFinalStates()},
+        {"operand 'initial_states'", layer.getInitialStates()}}) {
     if (!value)
       continue;
     Type actual = getElementTypeOrSelf(value.getType());
     if (actual != stateType)
-      return emitOpError() << name << " element type must be the state type "
-                           << stateType << ", got " << actual;
+      return layer.emitOpError()
+             << name << " element type must be the state type " << stateType
+             << ", got " << actual;
   }
-  return verifyDtLimit(op, getDtLimit());
+  return verifyDtLimit(op, layer.getDtLimit());
+}
+
+LogicalResult CombinedOp::verify() { return verifyLayerOp(*this); }
+
+LogicalResult FusedOp::verify() {
+  if (failed(verifyLayerOp(*this)))
+    return failure();
+  std::optional<uint64_t> pBlock = getPBlock();
+  if (!pBlock)
+    return success();
+  int64_t headDim = cast<RankedTensorType>(getX().getType()).getDimSize(3);
+  if (*pBlock == 0 || !llvm::isPowerOf2_64(*pBlock) ||
+      static_cast<int64_t>(*pBlock) > headDim || headDim % *pBlock != 0)
+    return emitOpError() << "attribute 'p_block' must be a power of two "
+                            "dividing headdim ("
+                         << headDim << "), got " << *pBlock;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -241,7 +272,8 @@ LogicalResult ChunkStateOp::verify() {
                                ElementKind::Activation)) ||
       failed(verifySameElementType(op, "operand 'B'", getB(), "operand 'x'",
                                    getX())) ||
-      failed(verifyElementKind(op, "operand 'dt'", getDt(), ElementKind::F32)) ||
+      failed(
+          verifyElementKind(op, "operand 'dt'", getDt(), ElementKind::F32)) ||
       failed(verifyElementKind(op, "operand 'dA_cumsum'", getDACumsum(),
                                ElementKind::F32)) ||
       failed(verifyElementKind(op, "result 'states'", getStates(),
@@ -309,11 +341,11 @@ LogicalResult ChunkScanOp::verify() {
   Value x = getX();
   if (failed(verifyElementKind(op, "operand 'x'", x, ElementKind::Activation)))
     return failure();
-  for (auto [name, value] :
-       {std::pair<StringRef, Value>{"operand 'C'", getC()},
-        {"operand 'z'", getZ()},
-        {"result 'y'", getY()}})
-    if (value && failed(verifySameElementType(op, name, value, "operand 'x'", x)))
+  for (auto [name, value] : {std::pair<StringRef, Value>{"operand 'C'", getC()},
+                             {"operand 'z'", getZ()},
+                             {"result 'y'", getY()}})
+    if (value &&
+        failed(verifySameElementType(op, name, value, "operand 'x'", x)))
       return failure();
   for (auto [name, value] :
        {std::pair<StringRef, Value>{"operand 'dt'", getDt()},

@@ -63,8 +63,8 @@ LogicalResult ShapeBinder::bind(StringRef name, Value value,
                                 ArrayRef<DimRef> dims) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type)
-    return op->emitOpError() << name << " must be a ranked tensor, got "
-                             << value.getType();
+    return op->emitOpError()
+           << name << " must be a ranked tensor, got " << value.getType();
   if (type.getRank() != static_cast<int64_t>(dims.size()))
     return op->emitOpError()
            << name << " must be a rank-" << dims.size() << " tensor "
@@ -81,8 +81,8 @@ LogicalResult ShapeBinder::bind(StringRef name, Value value,
     if (!b.bound) {
       if (size - ref.offset < 0)
         return op->emitOpError()
-               << name << " dimension " << i << " (" << dimLabel(ref)
-               << ") is " << size << ", expected at least " << ref.offset;
+               << name << " dimension " << i << " (" << dimLabel(ref) << ") is "
+               << size << ", expected at least " << ref.offset;
       b.size = size - ref.offset;
       b.source = name.str();
       b.bound = true;
@@ -100,9 +100,9 @@ LogicalResult ShapeBinder::bind(StringRef name, Value value,
 LogicalResult ShapeBinder::bindSize(Dim dim, int64_t size, StringRef source) {
   Binding &b = bindings[static_cast<unsigned>(dim)];
   if (b.bound && b.size != size)
-    return op->emitOpError() << source << " gives " << dimName(dim) << " = "
-                             << size << ", expected " << b.size << " as in "
-                             << b.source;
+    return op->emitOpError()
+           << source << " gives " << dimName(dim) << " = " << size
+           << ", expected " << b.size << " as in " << b.source;
   b.size = size;
   b.source = source.str();
   b.bound = true;
@@ -127,23 +127,22 @@ int64_t ssd::expectedNumChunks(int64_t seqLen, int64_t chunkSize,
 LogicalResult ShapeBinder::verifyRelations(bool varlen) {
   std::optional<int64_t> heads = get(Dim::Heads), groups = get(Dim::Groups);
   if (heads && groups && (*groups <= 0 || *heads % *groups != 0))
-    return op->emitOpError() << "nheads (" << *heads
-                             << ") must be a multiple of ngroups (" << *groups
-                             << ")";
+    return op->emitOpError()
+           << "nheads (" << *heads << ") must be a multiple of ngroups ("
+           << *groups << ")";
   std::optional<int64_t> q = get(Dim::ChunkSize);
   if (q && (*q <= 0 || !llvm::isPowerOf2_64(*q)))
-    return op->emitOpError() << "chunk size must be a positive power of two, "
-                             << "got " << *q << " (from "
-                             << bindings[static_cast<unsigned>(Dim::ChunkSize)]
-                                    .source
-                             << ")";
+    return op->emitOpError()
+           << "chunk size must be a positive power of two, "
+           << "got " << *q << " (from "
+           << bindings[static_cast<unsigned>(Dim::ChunkSize)].source << ")";
   std::optional<int64_t> numSeqs = get(Dim::NumSeqs);
   if (varlen) {
     std::optional<int64_t> batch = get(Dim::Batch);
     if (!batch || *batch != 1)
-      return op->emitOpError()
-             << "cu_seqlens requires batch 1, got "
-             << (batch ? std::to_string(*batch) : std::string("a dynamic batch"));
+      return op->emitOpError() << "cu_seqlens requires batch 1, got "
+                               << (batch ? std::to_string(*batch)
+                                         : std::string("a dynamic batch"));
     if (numSeqs && *numSeqs < 1)
       return op->emitOpError()
              << "cu_seqlens must hold at least one sequence (2 entries)";
@@ -192,12 +191,12 @@ static StringRef kindDescription(ElementKind kind) {
   llvm_unreachable("unknown element kind");
 }
 
-LogicalResult ssd::verifyElementKind(Operation *op, StringRef name,
-                                     Value value, ElementKind kind) {
+LogicalResult ssd::verifyElementKind(Operation *op, StringRef name, Value value,
+                                     ElementKind kind) {
   auto type = dyn_cast<ShapedType>(value.getType());
   if (!type)
-    return op->emitOpError() << name << " must be a tensor, got "
-                             << value.getType();
+    return op->emitOpError()
+           << name << " must be a tensor, got " << value.getType();
   if (!matchesKind(type.getElementType(), kind))
     return op->emitOpError()
            << name << " element type must be " << kindDescription(kind)
@@ -219,8 +218,7 @@ LogicalResult ssd::verifySameElementType(Operation *op, StringRef name,
 LogicalResult ssd::verifyPackingOperands(Operation *op, Value seqIdx,
                                          Value cuSeqlens) {
   if (seqIdx && cuSeqlens)
-    return op->emitOpError()
-           << "seq_idx and cu_seqlens are mutually exclusive";
+    return op->emitOpError() << "seq_idx and cu_seqlens are mutually exclusive";
   return success();
 }
 
@@ -229,16 +227,17 @@ LogicalResult ssd::verifyDtLimit(Operation *op,
   if (!limit)
     return success();
   if (limit->size() != 2)
-    return op->emitOpError() << "dt_limit must hold two values [low, high], got "
-                             << limit->size();
+    return op->emitOpError()
+           << "dt_limit must hold two values [low, high], got "
+           << limit->size();
   double lo = (*limit)[0], hi = (*limit)[1];
   if (std::isnan(lo) || std::isnan(hi))
     return op->emitOpError() << "dt_limit must not contain NaN";
   if (lo < 0)
-    return op->emitOpError() << "dt_limit low (" << lo
-                             << ") must be non-negative";
+    return op->emitOpError()
+           << "dt_limit low (" << lo << ") must be non-negative";
   if (lo > hi)
-    return op->emitOpError() << "dt_limit low (" << lo
-                             << ") must not exceed high (" << hi << ")";
+    return op->emitOpError()
+           << "dt_limit low (" << lo << ") must not exceed high (" << hi << ")";
   return success();
 }

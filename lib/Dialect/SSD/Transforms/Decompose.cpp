@@ -69,11 +69,12 @@ struct DecomposeCombined : OpRewritePattern<CombinedOp> {
     auto tensor = [](ArrayRef<int64_t> shape, Type elementType) {
       return RankedTensorType::get(shape, elementType);
     };
-    auto chunkVector = tensor({s.batch, s.heads, s.numChunks, s.chunkSize}, f32);
-    auto chunkMatrix = tensor(
-        {s.batch, s.heads, s.numChunks, s.chunkSize, s.chunkSize}, f32);
-    auto groupMatrix = tensor(
-        {s.batch, s.numChunks, s.groups, s.chunkSize, s.chunkSize}, f32);
+    auto chunkVector =
+        tensor({s.batch, s.heads, s.numChunks, s.chunkSize}, f32);
+    auto chunkMatrix =
+        tensor({s.batch, s.heads, s.numChunks, s.chunkSize, s.chunkSize}, f32);
+    auto groupMatrix =
+        tensor({s.batch, s.numChunks, s.groups, s.chunkSize, s.chunkSize}, f32);
     auto chunkStates = [&](Type elementType) {
       return tensor({s.batch, s.numChunks, s.heads, s.headDim, s.state},
                     elementType);
@@ -105,8 +106,7 @@ struct DecomposeCombined : OpRewritePattern<CombinedOp> {
   int64_t chunkSizeOverride;
 };
 
-struct SSDDecomposePass
-    : ssd::impl::SSDDecomposeBase<SSDDecomposePass> {
+struct SSDDecomposePass : ssd::impl::SSDDecomposeBase<SSDDecomposePass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -20,6 +20,12 @@ namespace ssd {
 void populateSSDDecomposePatterns(mlir::RewritePatternSet &patterns,
                                   int64_t chunkSize = 0);
 
+/// Patterns fusing each complete chain of step ops into ssd.fused. With
+/// `emitRemarks`, chains that do not match get a remark saying why. A
+/// non-zero `pBlock` is recorded on the fused ops.
+void populateSSDFusePatterns(mlir::RewritePatternSet &patterns,
+                             bool emitRemarks = false, int64_t pBlock = 0);
+
 #define GEN_PASS_REGISTRATION
 #include "ssd/Dialect/SSD/Transforms/Passes.h.inc"
 

@@ -29,4 +29,33 @@ def SSDDecompose : Pass<"ssd-decompose"> {
   let dependentDialects = ["::ssd::SSDDialect"];
 }
 
+def SSDFuse : Pass<"ssd-fuse"> {
+  let summary = "Fuse a chain of SSD step ops into one ssd.fused op";
+  let description = [{
+    Matches the decomposed chain rooted at each `ssd.chunk_scan`:
+
+    ```
+    chunk_cumsum -> chunk_state -> state_passing -> bmm -> segsum -> chunk_scan
+    ```
+
+    with any subset of the optional inputs, and replaces it with one
+    `ssd.fused` op carrying every input and attribute the persistent kernel
+    needs. A chain is fused only when it is exactly the computation of one
+    layer: every step reads the same `x`, `B`, `C`, packing operand
+    (`seq_idx` or `cu_seqlens`) and `dA_cumsum`, `chunk_state` starts from
+    the cumsum's `dt`, and no intermediate (dt, dA_cumsum, segsum, CB, chunk
+    states, passed states) has a user outside the chain. Anything else is
+    left alone; with `emit-remarks` each chain that is not fused gets a
+    remark saying why.
+  }];
+  let options = [
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Emit a remark on every chunk_scan whose chain is not fused">,
+    Option<"pBlock", "p-block", "int64_t", /*default=*/"0",
+           "Headdim tile of one work item recorded on ssd.fused (0: the "
+           "lowering chooses)">,
+  ];
+  let dependentDialects = ["::ssd::SSDDialect"];
+}
+
 #endif // SSD_DIALECT_SSD_TRANSFORMS_PASSES_TD
