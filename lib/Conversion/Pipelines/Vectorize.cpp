@@ -265,8 +265,8 @@ bool insideLoop(Operation *op) {
   return op->getParentOfType<LoopLikeOpInterface>() != nullptr;
 }
 
-/// Tiles the outermost non-unit parallel loop of a top-level contraction (the
-/// chunk loop) by 1 and fuses its linalg producers into that loop: the
+/// Tiles the batch loops of a top-level contraction (batch row, chunk, group)
+/// by 1 and fuses its linalg producers into those loops: the
 /// gathers, decay weights and scalings then produce one chunk at a time, so
 /// their (b, nc, ...) tensors shrink to per-chunk temporaries that the
 /// allocator reuses instead of faulting in hundreds of MB per call. With
@@ -284,14 +284,17 @@ bool fuseOneChunkLoop(RewriterBase &rewriter, func::FuncOp func,
   });
   if (!root)
     return false;
-  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> kinds = root.getIteratorTypesArray();
-  SmallVector<int64_t> tiles(ranges.size(), 0);
-  for (auto [d, range] : llvm::enumerate(ranges)) {
-    if (kinds[d] == utils::IteratorType::parallel && range != 1) {
+  // Every batch dimension (batch row, chunk, group, and the head where both
+  // operands depend on it) is tiled by 1.
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(root);
+  SmallVector<int64_t> tiles(root.getNumLoops(), 0);
+  if (succeeded(dims))
+    for (unsigned d : dims->batch)
       tiles[d] = 1;
-      break;
-    }
+  if (llvm::all_of(tiles, [](int64_t t) { return t == 0; })) {
+    root->setAttr("ssd.unfused", rewriter.getUnitAttr());
+    return true;
   }
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(
@@ -339,6 +342,8 @@ struct TileAndVectorizePass
       if (failed(applyPatternsGreedily(getOperation(), std::move(cleanup))))
         return signalPassFailure();
     }
+    getOperation().walk(
+        [](linalg::LinalgOp op) { op->removeAttr("ssd.unfused"); });
     SmallVector<linalg::LinalgOp> contractions;
     SmallVector<linalg::GenericOp> elementwise;
     SmallVector<linalg::GenericOp> reductions;

@@ -1,0 +1,77 @@
+// RUN: ssd-opt %s --pass-pipeline="builtin.module(func.func(ssd-cpu-tile-vectorize))" --split-input-file | FileCheck %s
+// RUN: ssd-opt %s --pass-pipeline="builtin.module(func.func(ssd-cpu-tile-vectorize{parallel=true}))" --split-input-file | FileCheck %s --check-prefix=PAR
+
+// A batched product in the (k, m) x (k, n) layout the lowering emits: the
+// chunk loop (with the fused fill), then 8 x 32 register tiles with a
+// K step of 16, each one 2-D vector.contract over collapsed tiles.
+// CHECK-DAG: #[[$LHS:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[$RHS:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[$ACC:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul
+// CHECK: scf.for %[[C:.*]] = %c0 to %c2 step %c1
+// CHECK: linalg.fill
+// CHECK: scf.for %{{.*}} = %c0 to %c32 step %c8
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c32
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c16
+// CHECK: %[[A:.*]] = vector.transfer_read {{.*}} : tensor<16x8xf32>, vector<16x8xf32>
+// CHECK: %[[B:.*]] = vector.transfer_read {{.*}} : tensor<16x32xf32>, vector<16x32xf32>
+// CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
+// CHECK: vector.contract {indexing_maps = [#[[$LHS]], #[[$RHS]], #[[$ACC]]], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %[[A]], %[[B]], %[[ACC]]
+// PAR-LABEL: func.func @matmul
+// PAR: scf.forall
+// PAR: vector.contract
+func.func @matmul(%a: tensor<2x16x32xf32>, %b: tensor<2x16x64xf32>) -> tensor<2x32x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x32x64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x32x64xf32>) -> tensor<2x32x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(c, i, j, k) -> (c, k, i)>, affine_map<(c, i, j, k) -> (c, k, j)>, affine_map<(c, i, j, k) -> (c, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<2x16x32xf32>, tensor<2x16x64xf32>) outs(%f : tensor<2x32x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x32x64xf32>
+  return %r : tensor<2x32x64xf32>
+}
+
+// -----
+
+// Causal product (the intra-chunk term of chunk_scan): the reduction loop of
+// row tile i0 stops at alignTo(i0 + 8, 16).
+// CHECK-LABEL: func.func @causal
+// CHECK: scf.for %[[I:.*]] = %c0 to %c64 step %c8
+// CHECK: %[[END:.*]] = arith.addi %[[I]], %c23
+// CHECK: %[[Q:.*]] = arith.divui %[[END]], %c16
+// CHECK: %[[R:.*]] = arith.muli %[[Q]], %c16
+// CHECK: %[[UB:.*]] = arith.minui %[[R]], %c64
+// CHECK: scf.for %{{.*}} = %c0 to %[[UB]] step %c16
+// CHECK: vector.contract
+func.func @causal(%w: tensor<64x64xf32>, %x: tensor<64x32xf32>, %y: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, p, j) -> (j, i)>, affine_map<(i, p, j) -> (j, p)>, affine_map<(i, p, j) -> (i, p)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %x : tensor<64x64xf32>, tensor<64x32xf32>) outs(%y : tensor<64x32xf32>) attrs = {ssd.lower_triangular} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
+}
+
+// -----
+
+// Elementwise ops become one vector per innermost tile, math included.
+// CHECK-LABEL: func.func @decay
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c32 step %c16
+// CHECK: %[[V:.*]] = vector.transfer_read {{.*}} vector<1x16xf32>
+// CHECK: %[[M:.*]] = arith.minimumf %[[V]], %{{.*}} : vector<1x16xf32>
+// CHECK: math.exp %[[M]] : vector<1x16xf32>
+func.func @decay(%d: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<4x32xf32>) outs(%e : tensor<4x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.minimumf %x, %z : f32
+    %v = math.exp %m : f32
+    linalg.yield %v : f32
+  } -> tensor<4x32xf32>
+  return %r : tensor<4x32xf32>
+}
