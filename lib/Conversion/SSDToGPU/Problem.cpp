@@ -233,19 +233,25 @@ void Analyzer::describeSymbols() {
 }
 
 LogicalResult Analyzer::run() {
-  auto cumsum = uniqueOp<ChunkCumsumOp>(func, "ssd.chunk_cumsum", true);
-  auto bmm = uniqueOp<BmmOp>(func, "ssd.bmm", true);
-  auto state = uniqueOp<ChunkStateOp>(func, "ssd.chunk_state", true);
-  auto passing = uniqueOp<StatePassingOp>(func, "ssd.state_passing", true);
-  auto scan = uniqueOp<ChunkScanOp>(func, "ssd.chunk_scan", true);
-  auto segsum = uniqueOp<SegsumOp>(func, "ssd.segsum", false);
-  if (failed(cumsum) || failed(bmm) || failed(state) || failed(passing) ||
-      failed(scan) || failed(segsum))
-    return failure();
   for (Operation &op : func.getBody().getOps())
     if (auto combined = dyn_cast<CombinedOp>(op))
       return fail(combined, "must be decomposed first (--ssd-decompose) "
                             "before convert-ssd-to-gpu");
+  auto cumsum = uniqueOp<ChunkCumsumOp>(func, "ssd.chunk_cumsum", true);
+  if (failed(cumsum))
+    return failure();
+  auto bmm = uniqueOp<BmmOp>(func, "ssd.bmm", true);
+  if (failed(bmm))
+    return failure();
+  auto state = uniqueOp<ChunkStateOp>(func, "ssd.chunk_state", true);
+  if (failed(state))
+    return failure();
+  auto passing = uniqueOp<StatePassingOp>(func, "ssd.state_passing", true);
+  if (failed(passing))
+    return failure();
+  auto scan = uniqueOp<ChunkScanOp>(func, "ssd.chunk_scan", true);
+  if (failed(scan) || failed(uniqueOp<SegsumOp>(func, "ssd.segsum", false)))
+    return failure();
   p.func = func;
   p.cumsum = *cumsum;
   p.bmm = *bmm;
