@@ -8,7 +8,8 @@
 using namespace ssd;
 
 template <typename T>
-static double maxRelErr(llvm::ArrayRef<T> actual, llvm::ArrayRef<float> expected) {
+static double maxRelErr(const std::vector<T> &actual,
+                        const std::vector<float> &expected) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   if (actual.size() != expected.size())
     return kInf;
@@ -23,12 +24,12 @@ static double maxRelErr(llvm::ArrayRef<T> actual, llvm::ArrayRef<float> expected
   return maxRef > 0.0 ? maxDiff / maxRef : maxDiff;
 }
 
-double ssd::maxRelativeError(llvm::ArrayRef<float> actual,
-                             llvm::ArrayRef<float> expected) {
+double ssd::maxRelativeError(const std::vector<float> &actual,
+                             const std::vector<float> &expected) {
   return maxRelErr(actual, expected);
 }
 
-double ssd::maxRelativeError(llvm::ArrayRef<double> actual,
-                             llvm::ArrayRef<float> expected) {
+double ssd::maxRelativeError(const std::vector<double> &actual,
+                             const std::vector<float> &expected) {
   return maxRelErr(actual, expected);
 }

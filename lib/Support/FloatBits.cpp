@@ -1,14 +1,14 @@
 //===- FloatBits.cpp - float16 and bfloat16 bit conversions ---------------===//
 #include "ssd/Support/FloatBits.h"
 
-#include "llvm/ADT/bit.h"
+#include "Format.h"
 
 #include <cmath>
 
 using namespace ssd;
 
 uint16_t ssd::floatToBF16(float value) {
-  uint32_t bits = llvm::bit_cast<uint32_t>(value);
+  uint32_t bits = bitCast<uint32_t>(value);
   if (std::isnan(value))
     return static_cast<uint16_t>((bits >> 16) | 0x0040); // quiet NaN
   // Round to nearest even on the 16 dropped bits; a carry into the exponent
@@ -18,11 +18,11 @@ uint16_t ssd::floatToBF16(float value) {
 }
 
 float ssd::bf16ToFloat(uint16_t bits) {
-  return llvm::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+  return bitCast<float>(static_cast<uint32_t>(bits) << 16);
 }
 
 uint16_t ssd::floatToF16(float value) {
-  uint32_t x = llvm::bit_cast<uint32_t>(value);
+  uint32_t x = bitCast<uint32_t>(value);
   uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000);
   x &= 0x7fffffff;
   if (x >= 0x7f800000) // infinity or NaN (kept quiet)
@@ -59,8 +59,8 @@ float ssd::f16ToFloat(uint16_t bits) {
     return sign ? -magnitude : magnitude;
   }
   if (exponent == 31)
-    return llvm::bit_cast<float>(sign | 0x7f800000 | (mantissa << 13));
-  return llvm::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+    return bitCast<float>(sign | 0x7f800000 | (mantissa << 13));
+  return bitCast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
 float ssd::roundTo(ElementKind kind, float value) {
@@ -76,7 +76,7 @@ float ssd::roundTo(ElementKind kind, float value) {
 }
 
 std::vector<uint16_t> ssd::toHalfBits(ElementKind kind,
-                                      llvm::ArrayRef<float> values) {
+                                      const std::vector<float> &values) {
   std::vector<uint16_t> bits(values.size());
   for (size_t i = 0; i < values.size(); ++i)
     bits[i] = kind == ElementKind::BF16 ? floatToBF16(values[i])
@@ -85,7 +85,7 @@ std::vector<uint16_t> ssd::toHalfBits(ElementKind kind,
 }
 
 std::vector<float> ssd::fromHalfBits(ElementKind kind,
-                                     llvm::ArrayRef<uint16_t> bits) {
+                                     const std::vector<uint16_t> &bits) {
   std::vector<float> values(bits.size());
   for (size_t i = 0; i < bits.size(); ++i)
     values[i] = kind == ElementKind::BF16 ? bf16ToFloat(bits[i])

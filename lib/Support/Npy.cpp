@@ -1,23 +1,23 @@
 //===- Npy.cpp - numpy .npy files -----------------------------------------===//
 #include "ssd/Support/Npy.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Endian.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
+#include "Format.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <string_view>
 
 #include <cstring>
 #include <limits>
 
-using namespace llvm;
+using ssd::rt::Expected;
+using ssd::rt::Status;
 using namespace ssd;
 
 static constexpr char kMagic[] = "\x93NUMPY";
 static constexpr size_t kMagicSize = 6;
 
-StringRef ssd::npyDTypeDescr(NpyDType dtype) {
+const char *ssd::npyDTypeDescr(NpyDType dtype) {
   switch (dtype) {
   case NpyDType::F32:
     return "<f4";
@@ -28,26 +28,26 @@ StringRef ssd::npyDTypeDescr(NpyDType dtype) {
   case NpyDType::I64:
     return "<i8";
   }
-  llvm_unreachable("unknown npy dtype");
+  return "?";
 }
 
 size_t ssd::npyDTypeSize(NpyDType dtype) {
   return dtype == NpyDType::F32 || dtype == NpyDType::I32 ? 4 : 8;
 }
 
-std::string ssd::formatShape(ArrayRef<int64_t> shape) {
+std::string ssd::formatShape(const std::vector<int64_t> &shape) {
   std::string text = "(";
-  for (auto [i, dim] : llvm::enumerate(shape)) {
+  for (size_t i = 0; i < shape.size(); ++i) {
     if (i)
       text += ", ";
-    text += std::to_string(dim);
+    text += std::to_string(shape[i]);
   }
   if (shape.size() == 1)
     text += ",";
   return text + ")";
 }
 
-int64_t ssd::shapeNumElements(ArrayRef<int64_t> shape) {
+int64_t ssd::shapeNumElements(const std::vector<int64_t> &shape) {
   int64_t count = 1;
   for (int64_t dim : shape) {
     if (dim < 0 || (dim != 0 && count > std::numeric_limits<int64_t>::max() / dim))
@@ -63,7 +63,7 @@ int64_t ssd::shapeNumElements(ArrayRef<int64_t> shape) {
 
 template <typename T>
 static T loadLE(const uint8_t *p) {
-  return support::endian::read<T, llvm::endianness::little>(p);
+  return loadLittleEndian<T>(p);
 }
 
 std::vector<float> NpyArray::toFloat() const {
@@ -71,9 +71,9 @@ std::vector<float> NpyArray::toFloat() const {
   std::vector<float> values(count);
   for (size_t i = 0; i < count; ++i) {
     if (dtype == NpyDType::F32)
-      values[i] = bit_cast<float>(loadLE<uint32_t>(&bytes[4 * i]));
+      values[i] = bitCast<float>(loadLE<uint32_t>(&bytes[4 * i]));
     else
-      values[i] = static_cast<float>(bit_cast<double>(loadLE<uint64_t>(&bytes[8 * i])));
+      values[i] = static_cast<float>(bitCast<double>(loadLE<uint64_t>(&bytes[8 * i])));
   }
   return values;
 }
@@ -118,7 +118,7 @@ struct NpyHeader {
 /// A recursive-descent parser for the Python literal subset numpy writes.
 class HeaderParser {
 public:
-  HeaderParser(StringRef text) : rest(text) {}
+  HeaderParser(std::string_view text) : rest(text) {}
 
   /// Parses the dictionary; returns a description of the problem on failure.
   Expected<NpyHeader> parse() {
@@ -128,21 +128,17 @@ public:
       return fail("expected '{'");
     while (!consume('}')) {
       std::string key;
-      if (Error err = parseString(key))
-        return std::move(err);
+      SSD_RT_RETURN_IF_ERROR(parseString(key));
       if (!consume(':'))
         return fail("expected ':' after key '" + key + "'");
       if (key == "descr") {
-        if (Error err = parseString(header.descr))
-          return std::move(err);
+        SSD_RT_RETURN_IF_ERROR(parseString(header.descr));
         haveDescr = true;
       } else if (key == "fortran_order") {
-        if (Error err = parseBool(header.fortranOrder))
-          return std::move(err);
+        SSD_RT_RETURN_IF_ERROR(parseBool(header.fortranOrder));
         haveOrder = true;
       } else if (key == "shape") {
-        if (Error err = parseShape(header.shape))
-          return std::move(err);
+        SSD_RT_RETURN_IF_ERROR(parseShape(header.shape));
         haveShape = true;
       } else {
         return fail("unknown key '" + key + "'");
@@ -160,7 +156,10 @@ public:
   }
 
 private:
-  void skipSpace() { rest = rest.ltrim(" \t\r\n"); }
+  void skipSpace() {
+    size_t start = rest.find_first_not_of(" \t\r\n");
+    rest.remove_prefix(start == std::string_view::npos ? rest.size() : start);
+  }
   bool peek(char c) {
     skipSpace();
     return !rest.empty() && rest.front() == c;
@@ -168,35 +167,39 @@ private:
   bool consume(char c) {
     if (!peek(c))
       return false;
-    rest = rest.drop_front();
+    rest.remove_prefix(1);
     return true;
   }
-  Error fail(const Twine &message) {
-    return createStringError(inconvertibleErrorCode(), "malformed header: " + message);
+  Status fail(const std::string &message) {
+    return Status::error("malformed header: " + message);
   }
-  Error parseString(std::string &out) {
+  Status parseString(std::string &out) {
     skipSpace();
     if (rest.empty() || (rest.front() != '\'' && rest.front() != '"'))
       return fail("expected a quoted string");
     char quote = rest.front();
     size_t end = rest.find(quote, 1);
-    if (end == StringRef::npos)
+    if (end == std::string_view::npos)
       return fail("unterminated string");
-    out = rest.slice(1, end).str();
-    rest = rest.drop_front(end + 1);
-    return Error::success();
+    out = std::string(rest.substr(1, end - 1));
+    rest.remove_prefix(end + 1);
+    return Status::success();
   }
-  Error parseBool(bool &out) {
+  Status parseBool(bool &out) {
     skipSpace();
-    if (rest.consume_front("True"))
+    if (rest.substr(0, 4) == "True") {
       out = true;
-    else if (rest.consume_front("False"))
+      rest.remove_prefix(4);
+    } else if (rest.substr(0, 5) == "False") {
       out = false;
-    else
+      rest.remove_prefix(5);
+    }
+    else {
       return fail("expected True or False");
-    return Error::success();
+    }
+    return Status::success();
   }
-  Error parseShape(std::vector<int64_t> &out) {
+  Status parseShape(std::vector<int64_t> &out) {
     if (!consume('('))
       return fail("expected '(' to start the shape");
     while (!consume(')')) {
@@ -204,39 +207,46 @@ private:
       size_t digits = rest.find_first_not_of("0123456789");
       if (digits == 0 || rest.empty())
         return fail("expected a non-negative dimension in the shape");
-      int64_t dim;
-      if (rest.take_front(digits).getAsInteger(10, dim))
-        return fail("dimension too large in the shape");
+      if (digits == std::string_view::npos)
+        digits = rest.size();
+      int64_t dim = 0;
+      for (char ch : rest.substr(0, digits)) {
+        if (dim > (std::numeric_limits<int64_t>::max() - 9) / 10)
+          return fail("dimension too large in the shape");
+        dim = dim * 10 + (ch - '0');
+      }
       out.push_back(dim);
-      rest = rest.drop_front(digits == StringRef::npos ? rest.size() : digits);
+      rest.remove_prefix(digits);
       if (!consume(',') && !peek(')'))
         return fail("expected ',' or ')' in the shape");
     }
-    return Error::success();
+    return Status::success();
   }
 
-  StringRef rest;
+  std::string_view rest;
 };
 } // namespace
 
-static Error fileError(StringRef name, const Twine &problem) {
-  return createStringError(inconvertibleErrorCode(), name + ": " + problem);
+static Status fileError(const std::string &name, const std::string &problem) {
+  return Status::error(name + ": " + problem);
 }
 
-static Expected<NpyDType> parseDescr(StringRef name, StringRef descr) {
+static Expected<NpyDType> parseDescr(const std::string &name,
+                                     const std::string &descr) {
   for (NpyDType dtype : {NpyDType::F32, NpyDType::F64, NpyDType::I32, NpyDType::I64})
     if (descr == npyDTypeDescr(dtype))
       return dtype;
   // Single-byte types carry '|' and are endian-free; '=' means native, which
   // numpy writes as '<' on little-endian machines anyway.
-  if (descr.starts_with(">"))
+  if (descr.rfind(">", 0) == 0)
     return fileError(name, "big-endian dtype '" + descr +
                                "' is not supported (expected little endian)");
   return fileError(name, "unsupported dtype '" + descr +
                              "' (expected <f4, <f8, <i4 or <i8)");
 }
 
-Expected<NpyArray> ssd::parseNpy(StringRef name, ArrayRef<uint8_t> contents) {
+Expected<NpyArray> ssd::parseNpy(const std::string &name,
+                                const std::vector<uint8_t> &contents) {
   if (contents.size() < kMagicSize ||
       std::memcmp(contents.data(), kMagic, kMagicSize) != 0)
     return fileError(name, "bad magic: not a numpy .npy file");
@@ -245,8 +255,8 @@ Expected<NpyArray> ssd::parseNpy(StringRef name, ArrayRef<uint8_t> contents) {
   uint8_t major = contents[kMagicSize];
   if (major < 1 || major > 3)
     return fileError(name, "unsupported .npy format version " +
-                               Twine(unsigned(major)) + "." +
-                               Twine(unsigned(contents[kMagicSize + 1])));
+                               std::to_string(unsigned(major)) + "." +
+                               std::to_string(unsigned(contents[kMagicSize + 1])));
   size_t lenBytes = major == 1 ? 2 : 4;
   size_t prefix = kMagicSize + 2 + lenBytes;
   if (contents.size() < prefix)
@@ -254,18 +264,19 @@ Expected<NpyArray> ssd::parseNpy(StringRef name, ArrayRef<uint8_t> contents) {
   uint64_t headerLen = major == 1 ? loadLE<uint16_t>(&contents[kMagicSize + 2])
                                   : loadLE<uint32_t>(&contents[kMagicSize + 2]);
   if (contents.size() - prefix < headerLen)
-    return fileError(name, "truncated header (declares " + Twine(headerLen) +
+    return fileError(name, "truncated header (declares " + std::to_string(headerLen) +
                                " bytes, file has " +
-                               Twine(contents.size() - prefix) + ")");
-  StringRef text(reinterpret_cast<const char *>(&contents[prefix]), headerLen);
+                               std::to_string(contents.size() - prefix) + ")");
+  std::string_view text(reinterpret_cast<const char *>(&contents[prefix]),
+                        headerLen);
   Expected<NpyHeader> header = HeaderParser(text).parse();
-  if (!header)
-    return fileError(name, toString(header.takeError()));
+  if (!header.ok())
+    return fileError(name, header.message());
   if (header->fortranOrder)
     return fileError(name, "fortran_order arrays are not supported (expected C order)");
   Expected<NpyDType> dtype = parseDescr(name, header->descr);
-  if (!dtype)
-    return dtype.takeError();
+  if (!dtype.ok())
+    return dtype.status();
 
   NpyArray array;
   array.dtype = *dtype;
@@ -279,10 +290,10 @@ Expected<NpyArray> ssd::parseNpy(StringRef name, ArrayRef<uint8_t> contents) {
   uint64_t actual = contents.size() - prefix - headerLen;
   if (actual < expected)
     return fileError(name, "truncated data: shape " + formatShape(array.shape) +
-                               " " + header->descr + " needs " + Twine(expected) +
-                               " bytes, file has " + Twine(actual));
+                               " " + header->descr + " needs " + std::to_string(expected) +
+                               " bytes, file has " + std::to_string(actual));
   if (actual > expected)
-    return fileError(name, Twine(actual - expected) +
+    return fileError(name, std::to_string(actual - expected) +
                                " bytes of trailing data after shape " +
                                formatShape(array.shape) + " " + header->descr);
   const uint8_t *data = contents.data() + prefix + headerLen;
@@ -290,24 +301,22 @@ Expected<NpyArray> ssd::parseNpy(StringRef name, ArrayRef<uint8_t> contents) {
   return array;
 }
 
-Expected<NpyArray> ssd::readNpy(StringRef path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
-      MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return fileError(path, "cannot read: " + buffer.getError().message());
-  ArrayRef<uint8_t> contents(
-      reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
-      (*buffer)->getBufferSize());
-  return parseNpy(path, contents);
+Expected<NpyArray> ssd::readNpy(const std::string &path) {
+  std::string error;
+  std::optional<std::vector<uint8_t>> contents = readBinaryFile(path, error);
+  if (!contents)
+    return fileError(path, error);
+  return parseNpy(path, *contents);
 }
 
 //===----------------------------------------------------------------------===//
 // Writing
 //===----------------------------------------------------------------------===//
 
-std::vector<uint8_t> ssd::serializeNpy(NpyDType dtype, ArrayRef<int64_t> shape,
-                                       ArrayRef<uint8_t> bytes) {
-  std::string header = "{'descr': '" + npyDTypeDescr(dtype).str() +
+std::vector<uint8_t> ssd::serializeNpy(NpyDType dtype,
+                                       const std::vector<int64_t> &shape,
+                                       const std::vector<uint8_t> &bytes) {
+  std::string header = std::string("{'descr': '") + npyDTypeDescr(dtype) +
                        "', 'fortran_order': False, 'shape': " +
                        formatShape(shape) + ", }";
   // Pad with spaces so that the data starts on a 64-byte boundary; the header
@@ -328,33 +337,27 @@ std::vector<uint8_t> ssd::serializeNpy(NpyDType dtype, ArrayRef<int64_t> shape,
 }
 
 template <typename T>
-static Error writeTyped(StringRef path, NpyDType dtype, ArrayRef<int64_t> shape,
-                        ArrayRef<T> data) {
+static Status writeTyped(const std::string &path, NpyDType dtype,
+                         const std::vector<int64_t> &shape,
+                         const std::vector<T> &data) {
   if (shapeNumElements(shape) != static_cast<int64_t>(data.size()))
-    return fileError(path, "internal error: " + Twine(data.size()) +
+    return fileError(path, "internal error: " + std::to_string(data.size()) +
                                " values do not fill shape " + formatShape(shape));
   std::vector<uint8_t> bytes(data.size() * sizeof(T));
-  for (auto [i, value] : llvm::enumerate(data)) {
-    using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-    support::endian::write<Bits, llvm::endianness::little>(
-        &bytes[i * sizeof(T)], bit_cast<Bits>(value));
-  }
-  std::vector<uint8_t> file = serializeNpy(dtype, shape, bytes);
-  std::error_code ec;
-  raw_fd_ostream os(path, ec, sys::fs::OF_None);
-  if (ec)
-    return fileError(path, "cannot write: " + ec.message());
-  os.write(reinterpret_cast<const char *>(file.data()), file.size());
-  os.close();
-  if (os.has_error())
-    return fileError(path, "cannot write: " + os.error().message());
-  return Error::success();
+  for (size_t i = 0; i < data.size(); ++i)
+    storeLittleEndian(&bytes[i * sizeof(T)], data[i]);
+  std::string error;
+  if (!writeBinaryFile(path, serializeNpy(dtype, shape, bytes), error))
+    return fileError(path, error);
+  return Status::success();
 }
 
-Error ssd::writeNpy(StringRef path, ArrayRef<int64_t> shape, ArrayRef<float> data) {
+Status ssd::writeNpy(const std::string &path, const std::vector<int64_t> &shape,
+                     const std::vector<float> &data) {
   return writeTyped(path, NpyDType::F32, shape, data);
 }
 
-Error ssd::writeNpy(StringRef path, ArrayRef<int64_t> shape, ArrayRef<int32_t> data) {
+Status ssd::writeNpy(const std::string &path, const std::vector<int64_t> &shape,
+                     const std::vector<int32_t> &data) {
   return writeTyped(path, NpyDType::I32, shape, data);
 }

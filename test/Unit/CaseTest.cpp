@@ -36,8 +36,8 @@ protected:
     return test::errorMessage(writeCase(c, dir.path()));
   }
   std::string load() {
-    llvm::Expected<SSDCase> c = loadCase(dir.path());
-    return c ? std::string() : llvm::toString(c.takeError());
+    ssd::rt::Expected<SSDCase> c = loadCase(dir.path());
+    return c.ok() ? std::string() : c.message();
   }
   void writeText(llvm::StringRef name, llvm::StringRef text) {
     std::error_code ec;
@@ -59,8 +59,8 @@ TEST_F(CaseFolder, RoundTripKeepsEverything) {
   c.dtLimitLo = 0.001;
   c.dtLimitHi = 0.2;
   ASSERT_EQ(write(c), "");
-  llvm::Expected<SSDCase> back = loadCase(dir.path());
-  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  ssd::rt::Expected<SSDCase> back = loadCase(dir.path());
+  ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->x.data, c.x.data);
   EXPECT_EQ(back->z.shape, c.z.shape);
   EXPECT_EQ(back->dtBias.data, c.dtBias.data);
@@ -76,8 +76,8 @@ TEST_F(CaseFolder, RoundTripKeepsEverything) {
 
 TEST_F(CaseFolder, InfiniteDtLimitIsNull) {
   ASSERT_EQ(write(makeRandomCase(smallOptions())), "");
-  llvm::Expected<SSDCase> back = loadCase(dir.path());
-  ASSERT_TRUE(static_cast<bool>(back));
+  ssd::rt::Expected<SSDCase> back = loadCase(dir.path());
+  ASSERT_TRUE(back.ok());
   EXPECT_TRUE(std::isinf(back->dtLimitHi));
 }
 
@@ -95,8 +95,8 @@ TEST_F(CaseFolder, VarlenAndPerChannelD) {
 TEST_F(CaseFolder, ShapeMismatchNamesFileAndShapes) {
   SSDCase c = makeRandomCase(smallOptions());
   ASSERT_EQ(write(c), "");
-  ASSERT_TRUE(!writeNpy(file("B.npy"), {2, 10, 1, 5},
-                        std::vector<float>(100, 0.0f)));
+  ASSERT_TRUE(writeNpy(file("B.npy"), {2, 10, 1, 5},
+                        std::vector<float>(100, 0.0f)).ok());
   EXPECT_EQ(load(), file("B.npy") +
                         ": shape (2, 10, 1, 5) does not match (batch, seqlen, "
                         "ngroups, dstate) = (2, 10, 2, 5)");
@@ -107,8 +107,8 @@ TEST_F(CaseFolder, StateShapeFollowsCuSeqlens) {
   o.batch = 1;
   o.cuSeqlens = {0, 4, 10};
   ASSERT_EQ(write(makeRandomCase(o)), "");
-  ASSERT_TRUE(!writeNpy(file("initial_states.npy"), {1, 4, 3, 5},
-                        std::vector<float>(60, 0.0f)));
+  ASSERT_TRUE(writeNpy(file("initial_states.npy"), {1, 4, 3, 5},
+                        std::vector<float>(60, 0.0f)).ok());
   EXPECT_THAT(load(), HasSubstr("initial_states.npy: shape (1, 4, 3, 5) does not "
                                 "match (num_seqs, nheads, headdim, dstate) = "
                                 "(2, 4, 3, 5)"));
@@ -130,7 +130,7 @@ TEST_F(CaseFolder, CuSeqlensRules) {
   SSDCase c = makeRandomCase(o);
   ASSERT_EQ(write(c), "");
   auto withCu = [&](std::vector<int32_t> cu) {
-    EXPECT_TRUE(!writeNpy(file("cu_seqlens.npy"), {int64_t(cu.size())}, cu));
+    EXPECT_TRUE(writeNpy(file("cu_seqlens.npy"), {int64_t(cu.size())}, cu).ok());
     return load();
   };
   EXPECT_THAT(withCu({1, 4, 10}), HasSubstr("cu_seqlens.npy: must start at 0, starts at 1"));
@@ -199,14 +199,14 @@ TEST_F(CaseFolder, JsonProblems) {
 
 TEST_F(CaseFolder, DtypeProblems) {
   ASSERT_EQ(write(makeRandomCase(smallOptions())), "");
-  ASSERT_TRUE(!writeNpy(file("A.npy"), {4}, std::vector<int32_t>(4, 1)));
+  ASSERT_TRUE(writeNpy(file("A.npy"), {4}, std::vector<int32_t>(4, 1)).ok());
   EXPECT_EQ(load(), file("A.npy") + ": dtype <i4 where a float array (<f4) is expected");
 }
 
 TEST_F(CaseFolder, MissingFolder) {
-  llvm::Expected<SSDCase> c = loadCase(dir.file("nope"));
-  ASSERT_FALSE(static_cast<bool>(c));
-  EXPECT_THAT(llvm::toString(c.takeError()), HasSubstr("nope: not a case folder"));
+  ssd::rt::Expected<SSDCase> c = loadCase(dir.file("nope"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.message(), HasSubstr("nope: not a case folder"));
 }
 
 TEST(GoldenCases, LoadAndValidate) {
@@ -215,8 +215,8 @@ TEST(GoldenCases, LoadAndValidate) {
     GTEST_SKIP() << "SSD_GOLDEN_DIR is not set: no golden cases to load";
   for (const char *name : {"c01_tiny", "c02_all_features", "c03_seq_idx",
                            "c04_varlen", "c05_mamba2_head", "c06_groups_eq_heads"}) {
-    llvm::Expected<SSDCase> c = loadCase(golden + "/" + name);
-    ASSERT_TRUE(static_cast<bool>(c)) << llvm::toString(c.takeError());
+    ssd::rt::Expected<SSDCase> c = loadCase(golden + "/" + name);
+    ASSERT_TRUE(c.ok()) << c.message();
     EXPECT_EQ(c->name, name);
     EXPECT_TRUE(c->expectedY.present());
     EXPECT_TRUE(c->expectedFinalStates.present());

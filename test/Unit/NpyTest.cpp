@@ -26,10 +26,10 @@ std::vector<uint8_t> rawNpy(const std::string &header,
 }
 
 std::string parseError(const std::vector<uint8_t> &bytes) {
-  llvm::Expected<NpyArray> array = parseNpy("t.npy", bytes);
-  if (array)
+  ssd::rt::Expected<NpyArray> array = parseNpy("t.npy", bytes);
+  if (array.ok())
     return "no error";
-  return llvm::toString(array.takeError());
+  return array.message();
 }
 
 void writeBytes(const std::string &path, const std::vector<uint8_t> &bytes) {
@@ -45,8 +45,8 @@ TEST(Npy, FloatRoundTrip) {
   test::TempDir dir;
   std::vector<float> values = {1.0f, -2.5f, 3.25f, 0.0f, 1e-30f, -7.0f};
   ASSERT_EQ(test::errorMessage(writeNpy(dir.file("a.npy"), {2, 3}, values)), "");
-  llvm::Expected<NpyArray> array = readNpy(dir.file("a.npy"));
-  ASSERT_TRUE(static_cast<bool>(array)) << llvm::toString(array.takeError());
+  ssd::rt::Expected<NpyArray> array = readNpy(dir.file("a.npy"));
+  ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_EQ(array->dtype, NpyDType::F32);
   EXPECT_EQ(array->shape, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(array->toFloat(), values);
@@ -56,8 +56,8 @@ TEST(Npy, IntRoundTripAndDataAlignment) {
   test::TempDir dir;
   std::vector<int32_t> values = {0, 5, 64, 65, 150};
   ASSERT_EQ(test::errorMessage(writeNpy(dir.file("i.npy"), {5}, values)), "");
-  llvm::Expected<NpyArray> array = readNpy(dir.file("i.npy"));
-  ASSERT_TRUE(static_cast<bool>(array)) << llvm::toString(array.takeError());
+  ssd::rt::Expected<NpyArray> array = readNpy(dir.file("i.npy"));
+  ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_EQ(array->dtype, NpyDType::I32);
   EXPECT_EQ(array->toInt32(), values);
   // numpy aligns the data to 64 bytes and ends the header with a newline.
@@ -68,13 +68,13 @@ TEST(Npy, IntRoundTripAndDataAlignment) {
 
 TEST(Npy, ScalarAndEmptyShapes) {
   std::vector<uint8_t> scalar = serializeNpy(NpyDType::F32, {}, {0, 0, 128, 63});
-  llvm::Expected<NpyArray> array = parseNpy("s.npy", scalar);
-  ASSERT_TRUE(static_cast<bool>(array)) << llvm::toString(array.takeError());
+  ssd::rt::Expected<NpyArray> array = parseNpy("s.npy", scalar);
+  ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_TRUE(array->shape.empty());
   EXPECT_EQ(array->toFloat(), std::vector<float>{1.0f});
   std::vector<uint8_t> empty = serializeNpy(NpyDType::F32, {0, 4}, {});
   array = parseNpy("e.npy", empty);
-  ASSERT_TRUE(static_cast<bool>(array)) << llvm::toString(array.takeError());
+  ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_EQ(array->numElements(), 0);
 }
 
@@ -82,10 +82,10 @@ TEST(Npy, ReadsFloat64AndInt64) {
   double d[2] = {1.5, -0.25};
   std::vector<uint8_t> data(16);
   std::memcpy(data.data(), d, 16);
-  llvm::Expected<NpyArray> array = parseNpy(
+  ssd::rt::Expected<NpyArray> array = parseNpy(
       "d.npy",
       rawNpy("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n", data));
-  ASSERT_TRUE(static_cast<bool>(array)) << llvm::toString(array.takeError());
+  ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_EQ(array->toFloat(), (std::vector<float>{1.5f, -0.25f}));
 
   int64_t i[2] = {7, -3};
@@ -93,7 +93,7 @@ TEST(Npy, ReadsFloat64AndInt64) {
   array = parseNpy(
       "i.npy",
       rawNpy("{\"shape\": (2,), \"descr\": \"<i8\", \"fortran_order\": False}", data));
-  ASSERT_TRUE(static_cast<bool>(array)) << llvm::toString(array.takeError());
+  ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_TRUE(array->fitsInt32());
   EXPECT_EQ(array->toInt32(), (std::vector<int32_t>{7, -3}));
 
@@ -102,7 +102,7 @@ TEST(Npy, ReadsFloat64AndInt64) {
   array = parseNpy(
       "i.npy",
       rawNpy("{'descr': '<i8', 'fortran_order': False, 'shape': (2,)}", data));
-  ASSERT_TRUE(static_cast<bool>(array));
+  ASSERT_TRUE(array.ok());
   EXPECT_FALSE(array->fitsInt32());
 }
 
@@ -168,9 +168,9 @@ TEST(Npy, MalformedHeaders) {
 }
 
 TEST(Npy, MissingFileNamesThePath) {
-  llvm::Expected<NpyArray> array = readNpy("/nonexistent/dir/q.npy");
-  ASSERT_FALSE(static_cast<bool>(array));
-  EXPECT_THAT(llvm::toString(array.takeError()),
+  ssd::rt::Expected<NpyArray> array = readNpy("/nonexistent/dir/q.npy");
+  ASSERT_FALSE(array.ok());
+  EXPECT_THAT(array.message(),
               HasSubstr("/nonexistent/dir/q.npy: cannot read"));
 }
 
@@ -178,7 +178,7 @@ TEST(Npy, WritesFileThatReadsBackByteForByte) {
   test::TempDir dir;
   std::vector<uint8_t> bytes = serializeNpy(NpyDType::F32, {3}, std::vector<uint8_t>(12, 1));
   writeBytes(dir.file("b.npy"), bytes);
-  llvm::Expected<NpyArray> array = readNpy(dir.file("b.npy"));
-  ASSERT_TRUE(static_cast<bool>(array));
+  ssd::rt::Expected<NpyArray> array = readNpy(dir.file("b.npy"));
+  ASSERT_TRUE(array.ok());
   EXPECT_EQ(array->bytes, std::vector<uint8_t>(12, 1));
 }

@@ -23,8 +23,8 @@ TEST_P(GoldenReference, MatchesExpectedOutputs) {
   std::string golden = test::goldenDir();
   if (golden.empty())
     GTEST_SKIP() << "SSD_GOLDEN_DIR is not set: golden cases unavailable";
-  llvm::Expected<SSDCase> c = loadCase(golden + "/" + GetParam());
-  ASSERT_TRUE(static_cast<bool>(c)) << llvm::toString(c.takeError());
+  ssd::rt::Expected<SSDCase> c = loadCase(golden + "/" + GetParam());
+  ASSERT_TRUE(c.ok()) << c.message();
   ReferenceResult r = runReference(*c);
   // The golden outputs are the float64 recurrence stored as float32.
   double yErr = maxRelativeError(r.y, c->expectedY.data);

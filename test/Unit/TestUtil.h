@@ -5,6 +5,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
+#include "ssd/Runtime/Status.h"
 
 #include "gtest/gtest.h"
 
@@ -33,6 +34,9 @@ private:
 /// The message of `err` (consumed); empty for success.
 inline std::string errorMessage(llvm::Error err) {
   return err ? llvm::toString(std::move(err)) : std::string();
+}
+inline std::string errorMessage(const ssd::rt::Status &status) {
+  return status.message();
 }
 
 /// The golden case folder named by the SSD_GOLDEN_DIR environment

@@ -104,8 +104,8 @@ buildAndLower(Session &session, const SSDCase &c, const RunConfig &config,
 #endif
 }
 
-llvm::Error ssd::printCaseModule(const SSDCase &c, const RunConfig &config,
-                                 bool lowered, llvm::raw_ostream &os) {
+static llvm::Error printModule(const SSDCase &c, const RunConfig &config,
+                               bool lowered, llvm::raw_ostream &os) {
   Session session;
   llvm::Expected<OwningOpRef<ModuleOp>> module =
       buildAndLower(session, c, config, lowered);
@@ -116,7 +116,7 @@ llvm::Error ssd::printCaseModule(const SSDCase &c, const RunConfig &config,
   return llvm::Error::success();
 }
 
-llvm::Expected<RunOutputs> ssd::runCPUBackend(const SSDCase &c,
+static llvm::Expected<RunOutputs> runCompiled(const SSDCase &c,
                                               const RunConfig &config) {
   Session session;
   llvm::Expected<OwningOpRef<ModuleOp>> module =
@@ -186,4 +186,20 @@ llvm::Expected<RunOutputs> ssd::runCPUBackend(const SSDCase &c,
   outputs.y = buffers[buffers.size() - 2].load();
   outputs.finalStates = buffers.back().load();
   return outputs;
+}
+
+rt::Status ssd::printCaseModule(const SSDCase &c, const RunConfig &config,
+                                bool lowered) {
+  if (llvm::Error err = printModule(c, config, lowered, llvm::outs()))
+    return rt::Status::error(llvm::toString(std::move(err)));
+  llvm::outs().flush();
+  return rt::Status::success();
+}
+
+rt::Expected<RunOutputs> ssd::runCPUBackend(const SSDCase &c,
+                                            const RunConfig &config) {
+  llvm::Expected<RunOutputs> outputs = runCompiled(c, config);
+  if (!outputs)
+    return rt::Status::error(llvm::toString(outputs.takeError()));
+  return std::move(*outputs);
 }

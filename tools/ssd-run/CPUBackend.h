@@ -6,8 +6,7 @@
 
 #include "ssd/Support/Case.h"
 
-#include "llvm/Support/Error.h"
-#include "llvm/Support/raw_ostream.h"
+#include "ssd/Runtime/Status.h"
 
 namespace ssd {
 
@@ -15,14 +14,14 @@ namespace ssd {
 bool cpuBackendAvailable();
 
 /// Prints the module that computes the case (before lowering), or after the
-/// CPU pipeline when `lowered` is set.
-llvm::Error printCaseModule(const SSDCase &c, const RunConfig &config,
-                            bool lowered, llvm::raw_ostream &os);
+/// CPU pipeline when `lowered` is set, to standard output.
+rt::Status printCaseModule(const SSDCase &c, const RunConfig &config,
+                           bool lowered);
 
 /// Builds the case's module, lowers it with the CPU pipeline, JIT-compiles
 /// it with the MLIR ExecutionEngine and runs it on the case's inputs.
-llvm::Expected<RunOutputs> runCPUBackend(const SSDCase &c,
-                                         const RunConfig &config);
+rt::Expected<RunOutputs> runCPUBackend(const SSDCase &c,
+                                       const RunConfig &config);
 
 } // namespace ssd
 

@@ -1,16 +1,16 @@
 //===- Options.cpp - ssd-run's command line -------------------------------===//
 #include "Options.h"
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/MathExtras.h"
+#include <cstdlib>
 
 using namespace ssd;
-using llvm::StringRef;
+using ssd::rt::Expected;
+using ssd::rt::Status;
 
 const char *ssd::runUsage() {
   return R"(usage: ssd-run --case DIR [--backend cpu|gpu] [--chunk-size Q]
                [--dtype f32|bf16|f16] [--state-dtype f32|f16] [--out DIR]
-               [--reference] [--emit-mlir | --emit-lowered]
+               [--artifact DIR] [--reference] [--emit-mlir | --emit-lowered]
 
 Runs the whole SSD forward on a case folder (the format of golden/), writes
 y.npy and final_states.npy (float32) to --out, and when the folder holds the
@@ -22,6 +22,9 @@ expected outputs prints the error of each against the bound.
   --dtype T           element type of x, B, C, z and y (default f32)
   --state-dtype T     element type of initial and final states (default f32)
   --out DIR           where to write y.npy and final_states.npy
+  --artifact DIR      with --backend gpu: run this precompiled artifact
+                      (ssd-compile output) instead of compiling the case;
+                      its constants must match the case and the flags
   --reference         run the independent double-precision recurrence instead
                       of the compiled code (with the same input rounding)
   --emit-mlir         print the module built for the case and stop
@@ -35,12 +38,13 @@ execution failure.
 
 static constexpr int64_t kMaxChunkSize = 4096;
 
-static llvm::Error usageError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+static Status usageError(const std::string &message) {
+  return Status::error(message);
 }
 
-static llvm::Expected<ElementKind> parseKind(StringRef flag, StringRef value,
-                                             bool allowBF16) {
+static Expected<ElementKind> parseKind(const std::string &flag,
+                                       const std::string &value,
+                                       bool allowBF16) {
   if (value == "f32")
     return ElementKind::F32;
   if (value == "f16")
@@ -51,11 +55,22 @@ static llvm::Expected<ElementKind> parseKind(StringRef flag, StringRef value,
                     (allowBF16 ? "f32, bf16 or f16" : "f32 or f16") + ")");
 }
 
-llvm::Expected<RunOptions>
-ssd::parseRunOptions(llvm::ArrayRef<const char *> args) {
+/// Parses a decimal integer; false on anything else.
+static bool parseInteger(const std::string &text, int64_t &out) {
+  if (text.empty())
+    return false;
+  char *end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (*end)
+    return false;
+  out = v;
+  return true;
+}
+
+Expected<RunOptions> ssd::parseRunOptions(const std::vector<std::string> &args) {
   RunOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
-    StringRef arg = args[i];
+    const std::string &arg = args[i];
     if (arg == "-h" || arg == "--help") {
       options.help = true;
       continue;
@@ -73,49 +88,50 @@ ssd::parseRunOptions(llvm::ArrayRef<const char *> args) {
       continue;
     }
     // --flag value or --flag=value
-    auto [flag, inlineValue] = arg.split('=');
-    bool hasInline = arg.contains('=');
-    auto takeValue = [&]() -> llvm::Expected<StringRef> {
-      if (hasInline)
-        return inlineValue;
+    size_t eq = arg.find('=');
+    std::string flag = arg.substr(0, eq);
+    if (flag != "--case" && flag != "--backend" && flag != "--chunk-size" &&
+        flag != "--dtype" && flag != "--state-dtype" && flag != "--out" &&
+        flag != "--artifact")
+      return usageError("unknown argument '" + arg + "'");
+    std::string value;
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+    } else {
       if (i + 1 >= args.size())
         return usageError(flag + " needs a value");
-      return StringRef(args[++i]);
-    };
-    if (flag != "--case" && flag != "--backend" && flag != "--chunk-size" &&
-        flag != "--dtype" && flag != "--state-dtype" && flag != "--out")
-      return usageError("unknown argument '" + arg + "'");
-    llvm::Expected<StringRef> value = takeValue();
-    if (!value)
-      return value.takeError();
+      value = args[++i];
+    }
     if (flag == "--case") {
-      options.caseDir = value->str();
+      options.caseDir = value;
     } else if (flag == "--out") {
-      options.outDir = value->str();
+      options.outDir = value;
+    } else if (flag == "--artifact") {
+      options.artifactDir = value;
     } else if (flag == "--backend") {
-      if (*value != "cpu" && *value != "gpu")
-        return usageError("--backend: unknown backend '" + *value +
+      if (value != "cpu" && value != "gpu")
+        return usageError("--backend: unknown backend '" + value +
                           "' (expected cpu or gpu)");
-      options.backend = value->str();
+      options.backend = value;
     } else if (flag == "--chunk-size") {
       int64_t q;
-      if (value->getAsInteger(10, q) || q <= 0 || !llvm::isPowerOf2_64(q))
-        return usageError("--chunk-size: '" + *value +
+      if (!parseInteger(value, q) || q <= 0 || (q & (q - 1)) != 0)
+        return usageError("--chunk-size: '" + value +
                           "' is not a positive power of two");
       // The chunk-local matrices grow with Q^2; beyond this they only cost.
       if (q > kMaxChunkSize)
-        return usageError("--chunk-size: " + *value + " is over the maximum " +
-                          llvm::Twine(kMaxChunkSize));
+        return usageError("--chunk-size: " + value + " is over the maximum " +
+                          std::to_string(kMaxChunkSize));
       options.config.chunkSize = q;
     } else if (flag == "--dtype") {
-      llvm::Expected<ElementKind> kind = parseKind(flag, *value, true);
-      if (!kind)
-        return kind.takeError();
+      Expected<ElementKind> kind = parseKind(flag, value, true);
+      if (!kind.ok())
+        return kind.status();
       options.config.dtype = *kind;
     } else {
-      llvm::Expected<ElementKind> kind = parseKind(flag, *value, false);
-      if (!kind)
-        return kind.takeError();
+      Expected<ElementKind> kind = parseKind(flag, value, false);
+      if (!kind.ok())
+        return kind.status();
       options.config.stateDtype = *kind;
     }
   }
@@ -123,5 +139,7 @@ ssd::parseRunOptions(llvm::ArrayRef<const char *> args) {
     return usageError("--case DIR is required");
   if (options.emitMLIR && options.emitLowered)
     return usageError("--emit-mlir and --emit-lowered are exclusive");
+  if (!options.artifactDir.empty() && options.backend != "gpu")
+    return usageError("--artifact needs --backend gpu");
   return options;
 }

@@ -4,10 +4,10 @@
 
 #include "RunConfig.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
+#include "ssd/Runtime/Status.h"
 
 #include <string>
+#include <vector>
 
 namespace ssd {
 
@@ -15,6 +15,8 @@ struct RunOptions {
   std::string caseDir;
   std::string backend = "cpu";
   std::string outDir;
+  /// With --backend gpu: a precompiled artifact instead of compiling here.
+  std::string artifactDir;
   RunConfig config;
   bool reference = false;   ///< run the independent reference instead
   bool emitMLIR = false;    ///< print the module and stop
@@ -26,7 +28,7 @@ struct RunOptions {
 const char *runUsage();
 
 /// Parses `args` (without the program name); errors describe the bad flag.
-llvm::Expected<RunOptions> parseRunOptions(llvm::ArrayRef<const char *> args);
+rt::Expected<RunOptions> parseRunOptions(const std::vector<std::string> &args);
 
 } // namespace ssd
 

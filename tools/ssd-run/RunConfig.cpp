@@ -5,7 +5,7 @@
 
 using namespace ssd;
 
-llvm::StringRef ssd::elementKindName(ElementKind kind) {
+const char *ssd::elementKindName(ElementKind kind) {
   switch (kind) {
   case ElementKind::F32:
     return "f32";

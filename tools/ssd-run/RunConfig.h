@@ -4,8 +4,6 @@
 
 #include "ssd/Support/FloatBits.h"
 
-#include "llvm/ADT/StringRef.h"
-
 #include <cstdint>
 #include <vector>
 
@@ -28,7 +26,7 @@ struct RunOutputs {
 };
 
 /// The command-line spelling of an element kind (`f32`, `bf16`, `f16`).
-llvm::StringRef elementKindName(ElementKind kind);
+const char *elementKindName(ElementKind kind);
 
 /// The error bound of golden/README.md for a configuration: 1e-4 in f32,
 /// 1.5e-2 with bf16 inputs, 5e-3 with f16 inputs; an f16 state gets the

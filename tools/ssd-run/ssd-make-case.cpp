@@ -102,8 +102,8 @@ int main(int argc, char **argv) {
   SSDCase c = makeRandomCase(o);
   c.name = name;
   c.note = "random case written by ssd-make-case (seed " + std::to_string(seed) + ")";
-  if (llvm::Error err = validateCase(c, outDir))
-    return fail(llvm::toString(std::move(err)));
+  if (rt::Status s = validateCase(c, outDir); !s.ok())
+    return fail(s.message());
   if (!noExpected) {
     ReferenceResult r = runReference(c);
     c.expectedY.shape = c.tokenShape();
@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
     c.expectedFinalStates.shape = c.stateShape();
     c.expectedFinalStates.data.assign(r.finalStates.begin(), r.finalStates.end());
   }
-  if (llvm::Error err = writeCase(c, outDir))
-    return fail(llvm::toString(std::move(err)));
+  if (rt::Status s = writeCase(c, outDir); !s.ok())
+    return fail(s.message());
   return 0;
 }

@@ -2,13 +2,17 @@
 //
 //   ssd-run --case DIR [--backend cpu|gpu] [--chunk-size Q]
 //           [--dtype f32|bf16|f16] [--state-dtype f32|f16] [--out DIR]
+//           [--artifact DIR]
 //
 // Loads a case in the golden format, computes y and final_states with the
-// compiled CPU code (or the independent reference), writes them as float32
-// .npy files and compares them with the expected outputs when present.
+// compiled CPU code, on the GPU through the runtime, or with the independent
+// reference, writes them as float32 .npy files and compares them with the
+// expected outputs when present. Plain C++ apart from the CPU backend, so
+// that the runtime-only build (no MLIR) runs artifacts on a GPU machine.
 //
 //===----------------------------------------------------------------------===//
 #include "CPUBackend.h"
+#include "GPUBackend.h"
 #include "Options.h"
 #include "ReferenceBackend.h"
 #include "RunConfig.h"
@@ -17,15 +21,14 @@
 #include "ssd/Support/Compare.h"
 #include "ssd/Support/Npy.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/WithColor.h"
-#include "llvm/Support/raw_ostream.h"
-
 #include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <tuple>
 
 using namespace ssd;
+using ssd::rt::Expected;
+using ssd::rt::Status;
 
 namespace {
 enum ExitCode {
@@ -35,9 +38,9 @@ enum ExitCode {
   kExecutionFailed = 3,
 };
 
-int fail(int code, const llvm::Twine &message) {
-  llvm::outs().flush();
-  llvm::errs() << "ssd-run: error: " << message << "\n";
+int fail(int code, const std::string &message) {
+  std::cout.flush();
+  std::cerr << "ssd-run: error: " << message << "\n";
   return code;
 }
 
@@ -48,17 +51,14 @@ std::string formatError(double value) {
 }
 
 /// Writes the outputs as float32 .npy files under `dir`.
-llvm::Error writeOutputs(const SSDCase &c, const RunOutputs &out,
-                         llvm::StringRef dir) {
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return llvm::createStringError(ec, dir + ": cannot create directory: " +
-                                           ec.message());
-  llvm::SmallString<256> y(dir), fs(dir);
-  llvm::sys::path::append(y, "y.npy");
-  llvm::sys::path::append(fs, "final_states.npy");
-  if (llvm::Error err = writeNpy(y, c.tokenShape(), out.y))
-    return err;
-  return writeNpy(fs, c.stateShape(), out.finalStates);
+Status writeOutputs(const SSDCase &c, const RunOutputs &out,
+                    const std::string &dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    return Status::error(dir + ": cannot create directory: " + ec.message());
+  SSD_RT_RETURN_IF_ERROR(writeNpy(dir + "/y.npy", c.tokenShape(), out.y));
+  return writeNpy(dir + "/final_states.npy", c.stateShape(), out.finalStates);
 }
 
 /// Prints one line per expected output; returns whether all are in bounds.
@@ -73,68 +73,100 @@ bool compareOutputs(const SSDCase &c, const RunOutputs &out, double bound) {
     double err = maxRelativeError(*actual, expected->data);
     bool ok = err <= bound;
     pass &= ok;
-    llvm::outs() << name << ": max_rel_err=" << formatError(err)
-                 << " bound=" << formatError(bound) << " "
-                 << (ok ? "PASS" : "FAIL") << "\n";
+    std::cout << name << ": max_rel_err=" << formatError(err)
+              << " bound=" << formatError(bound) << " "
+              << (ok ? "PASS" : "FAIL") << "\n";
   }
+  std::cout.flush();
   return pass;
+}
+
+/// Runs the case on the GPU; `code` receives the exit status on failure.
+Expected<RunOutputs> runOnGPU(const SSDCase &c, const RunOptions &options,
+                              int &code) {
+  code = kBadInput;
+  LayerSpec spec = layerSpecOfRun(c, options.config);
+  std::string dir = options.artifactDir;
+  std::string compiledHere;
+  if (dir.empty()) {
+    if (!canCompileArtifacts())
+      return compileArtifactForRun(spec).status();
+    Expected<std::string> compiled = compileArtifactForRun(spec);
+    if (!compiled.ok()) {
+      code = kExecutionFailed;
+      return compiled.status();
+    }
+    dir = compiledHere = *compiled;
+  }
+  Expected<rt::Artifact> artifact = rt::Artifact::load(dir);
+  if (!artifact.ok())
+    return artifact.status();
+  if (Status fits = checkArtifactFits(artifact->manifest(), spec); !fits.ok())
+    return fits.withContext("artifact " + dir);
+  Expected<RunOutputs> outputs = runGPUBackend(c, *artifact);
+  if (!compiledHere.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(compiledHere, ec);
+  }
+  code = kExecutionFailed;
+  return outputs;
 }
 } // namespace
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  llvm::Expected<RunOptions> parsed = parseRunOptions(
-      llvm::ArrayRef<const char *>(const_cast<const char **>(argv) + 1, argc - 1));
-  if (!parsed) {
-    llvm::errs() << "ssd-run: error: " << llvm::toString(parsed.takeError())
-                 << "\n"
-                 << runUsage();
+  std::vector<std::string> args(argv + 1, argv + argc);
+  Expected<RunOptions> parsed = parseRunOptions(args);
+  if (!parsed.ok()) {
+    std::cerr << "ssd-run: error: " << parsed.message() << "\n" << runUsage();
     return kBadInput;
   }
   RunOptions &options = *parsed;
   if (options.help) {
-    llvm::outs() << runUsage();
+    std::cout << runUsage();
     return kPass;
   }
-  if (options.backend == "gpu")
-    return fail(kBadInput, "--backend gpu: not built in this configuration "
-                           "(this ssd-run has the cpu backend only)");
-  bool needsPipeline =
-      options.emitLowered || (!options.reference && !options.emitMLIR);
+  bool gpu = options.backend == "gpu" && !options.reference;
+  bool needsPipeline = options.emitLowered ||
+                       (!options.reference && !options.emitMLIR && !gpu);
   if (needsPipeline && !cpuBackendAvailable())
     return fail(kBadInput, "--backend cpu: not built in this configuration "
                            "(the CPU lowering is missing; --reference works)");
 
-  llvm::Expected<SSDCase> loaded = loadCase(options.caseDir);
-  if (!loaded)
-    return fail(kBadInput, llvm::toString(loaded.takeError()));
+  Expected<SSDCase> loaded = loadCase(options.caseDir);
+  if (!loaded.ok())
+    return fail(kBadInput, loaded.message());
   const SSDCase &c = *loaded;
   const RunConfig &config = options.config;
 
   if (options.emitMLIR || options.emitLowered) {
-    if (llvm::Error err =
-            printCaseModule(c, config, options.emitLowered, llvm::outs()))
-      return fail(kExecutionFailed, llvm::toString(std::move(err)));
+    if (Status s = printCaseModule(c, config, options.emitLowered); !s.ok())
+      return fail(kExecutionFailed, s.message());
     return kPass;
   }
 
-  llvm::outs() << c.name << ": backend="
-               << (options.reference ? "reference" : options.backend)
-               << " chunk_size=" << config.chunkSize
-               << " dtype=" << elementKindName(config.dtype)
-               << " state_dtype=" << elementKindName(config.stateDtype) << "\n";
+  std::cout << c.name << ": backend="
+            << (options.reference ? "reference" : options.backend)
+            << " chunk_size=" << config.chunkSize
+            << " dtype=" << elementKindName(config.dtype)
+            << " state_dtype=" << elementKindName(config.stateDtype) << "\n";
   RunOutputs outputs;
   if (options.reference) {
     outputs = runReferenceBackend(c, config);
+  } else if (gpu) {
+    int code = kExecutionFailed;
+    Expected<RunOutputs> ran = runOnGPU(c, options, code);
+    if (!ran.ok())
+      return fail(code, ran.message());
+    outputs = ran.take();
   } else {
-    llvm::Expected<RunOutputs> ran = runCPUBackend(c, config);
-    if (!ran)
-      return fail(kExecutionFailed, llvm::toString(ran.takeError()));
-    outputs = std::move(*ran);
+    Expected<RunOutputs> ran = runCPUBackend(c, config);
+    if (!ran.ok())
+      return fail(kExecutionFailed, ran.message());
+    outputs = ran.take();
   }
 
   if (!options.outDir.empty())
-    if (llvm::Error err = writeOutputs(c, outputs, options.outDir))
-      return fail(kBadInput, llvm::toString(std::move(err)));
+    if (Status s = writeOutputs(c, outputs, options.outDir); !s.ok())
+      return fail(kBadInput, s.message());
   return compareOutputs(c, outputs, errorBound(config)) ? kPass : kOverBound;
 }

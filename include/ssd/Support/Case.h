@@ -10,8 +10,7 @@
 #ifndef SSD_SUPPORT_CASE_H
 #define SSD_SUPPORT_CASE_H
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "ssd/Runtime/Status.h"
 
 #include <cstdint>
 #include <limits>
@@ -63,18 +62,18 @@ struct SSDCase {
 };
 
 /// The name of every input a case may list, in case.json's spelling.
-llvm::ArrayRef<llvm::StringRef> caseInputNames();
+const std::vector<std::string> &caseInputNames();
 
 /// Loads and validates the case folder `dir`.
-llvm::Expected<SSDCase> loadCase(llvm::StringRef dir);
+rt::Expected<SSDCase> loadCase(const std::string &dir);
 
 /// Checks the sizes, shapes and index relations of a case. `dir` only serves
 /// to name files in the messages.
-llvm::Error validateCase(const SSDCase &c, llvm::StringRef dir);
+rt::Status validateCase(const SSDCase &c, const std::string &dir);
 
 /// Writes `c` as a case folder (creating `dir`): case.json, the inputs and
 /// the expected outputs that are present.
-llvm::Error writeCase(const SSDCase &c, llvm::StringRef dir);
+rt::Status writeCase(const SSDCase &c, const std::string &dir);
 
 } // namespace ssd
 

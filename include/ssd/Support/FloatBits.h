@@ -8,8 +8,6 @@
 #ifndef SSD_SUPPORT_FLOATBITS_H
 #define SSD_SUPPORT_FLOATBITS_H
 
-#include "llvm/ADT/ArrayRef.h"
-
 #include <cstdint>
 #include <vector>
 
@@ -27,9 +25,11 @@ float f16ToFloat(uint16_t bits);
 float roundTo(ElementKind kind, float value);
 
 /// The 16-bit patterns of `values` in `kind` (BF16 or F16).
-std::vector<uint16_t> toHalfBits(ElementKind kind, llvm::ArrayRef<float> values);
+std::vector<uint16_t> toHalfBits(ElementKind kind,
+                                 const std::vector<float> &values);
 /// Widens 16-bit patterns of `kind` (BF16 or F16) to float32.
-std::vector<float> fromHalfBits(ElementKind kind, llvm::ArrayRef<uint16_t> bits);
+std::vector<float> fromHalfBits(ElementKind kind,
+                                const std::vector<uint16_t> &bits);
 
 } // namespace ssd
 

@@ -2,15 +2,14 @@
 //
 // Reads and writes numpy `.npy` files of format 1.0 (and reads 2.0/3.0
 // headers): little endian, C order, element types float32, float64, int32
-// and int64. Every error names the file and the problem.
+// and int64. Every error names the file and the problem. Plain C++17 (no
+// LLVM), so that the runtime-only build reads and writes cases too.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SSD_SUPPORT_NPY_H
 #define SSD_SUPPORT_NPY_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "ssd/Runtime/Status.h"
 
 #include <cstdint>
 #include <string>
@@ -22,15 +21,15 @@ namespace ssd {
 enum class NpyDType { F32, F64, I32, I64 };
 
 /// The numpy type string of `dtype` (`<f4`, `<f8`, `<i4`, `<i8`).
-llvm::StringRef npyDTypeDescr(NpyDType dtype);
+const char *npyDTypeDescr(NpyDType dtype);
 /// The size of one element of `dtype` in bytes.
 size_t npyDTypeSize(NpyDType dtype);
 
 /// A shape as text: `(2, 64, 4)`, `(5,)` or `()`.
-std::string formatShape(llvm::ArrayRef<int64_t> shape);
+std::string formatShape(const std::vector<int64_t> &shape);
 
 /// The number of elements of `shape`, or -1 when it overflows int64.
-int64_t shapeNumElements(llvm::ArrayRef<int64_t> shape);
+int64_t shapeNumElements(const std::vector<int64_t> &shape);
 
 /// The contents of one `.npy` file: its element type, shape and the raw
 /// little-endian bytes of its elements in C order.
@@ -53,21 +52,22 @@ struct NpyArray {
 };
 
 /// Parses the bytes of a `.npy` file; `name` is used in error messages.
-llvm::Expected<NpyArray> parseNpy(llvm::StringRef name,
-                                  llvm::ArrayRef<uint8_t> contents);
+rt::Expected<NpyArray> parseNpy(const std::string &name,
+                                const std::vector<uint8_t> &contents);
 
 /// Reads and parses the `.npy` file at `path`.
-llvm::Expected<NpyArray> readNpy(llvm::StringRef path);
+rt::Expected<NpyArray> readNpy(const std::string &path);
 
 /// Serialises an array as a format 1.0 `.npy` file.
-std::vector<uint8_t> serializeNpy(NpyDType dtype, llvm::ArrayRef<int64_t> shape,
-                                  llvm::ArrayRef<uint8_t> bytes);
+std::vector<uint8_t> serializeNpy(NpyDType dtype,
+                                  const std::vector<int64_t> &shape,
+                                  const std::vector<uint8_t> &bytes);
 
 /// Writes a float32 (or int32) `.npy` file; the data size must match `shape`.
-llvm::Error writeNpy(llvm::StringRef path, llvm::ArrayRef<int64_t> shape,
-                     llvm::ArrayRef<float> data);
-llvm::Error writeNpy(llvm::StringRef path, llvm::ArrayRef<int64_t> shape,
-                     llvm::ArrayRef<int32_t> data);
+rt::Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
+                    const std::vector<float> &data);
+rt::Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
+                    const std::vector<int32_t> &data);
 
 } // namespace ssd
 

@@ -1,0 +1,215 @@
+//===- Problem.cpp - a generated SSD problem on the device ----------------===//
+#include "Problem.h"
+
+#include "ssd/Support/FloatBits.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace ssd;
+using namespace ssd::bench;
+using ssd::rt::DType;
+using ssd::rt::Expected;
+using ssd::rt::Status;
+
+static uint64_t mix(uint64_t z) { // splitmix64
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static float uniform(uint64_t key, float lo, float hi) {
+  double u = (mix(key) >> 11) * (1.0 / 9007199254740992.0);
+  return static_cast<float>(lo + (hi - lo) * u);
+}
+
+float ssd::bench::inputValue(const std::string &name, uint64_t seed,
+                             uint64_t i) {
+  uint64_t tag = std::hash<std::string>{}(name) ^ (seed * 0x100000001b3ull);
+  uint64_t key = mix(tag) + i;
+  if (name == "dt")
+    return uniform(key, -4.0f, -1.0f); // softplus'd to ~0.02-0.3
+  if (name == "A")
+    return uniform(key, -4.0f, -0.5f);
+  if (name == "D")
+    return uniform(key, 0.5f, 1.5f);
+  if (name == "dt_bias")
+    return uniform(key, -0.5f, 0.5f);
+  return uniform(key, -1.0f, 1.0f); // x, B, C, z, initial_states
+}
+
+static float roundFor(DType t, float v) {
+  if (t == DType::BF16)
+    return roundTo(ElementKind::BF16, v);
+  if (t == DType::F16)
+    return roundTo(ElementKind::F16, v);
+  return v;
+}
+
+/// The dimensions of a tensor of the manifest at (b, L).
+static std::vector<int64_t> shapeOf(const rt::Manifest &m,
+                                    const std::string &name, int64_t b,
+                                    int64_t L) {
+  const rt::Constants &k = m.constants;
+  int64_t h = k.nheads, p = k.headdim, n = k.dstate, g = k.ngroups;
+  if (name == "x" || name == "z" || name == "y")
+    return {b, L, h, p};
+  if (name == "dt")
+    return {b, L, h};
+  if (name == "B" || name == "C")
+    return {b, L, g, n};
+  if (name == "initial_states" || name == "final_states")
+    return {b, h, p, n};
+  if (name == "seq_idx")
+    return {b, L};
+  if (name == "D") {
+    for (const std::string &f : k.features)
+      if (f == "Dhp")
+        return {h, p};
+  }
+  return {h}; // A, D, dt_bias
+}
+
+Expected<DeviceProblem> ssd::bench::makeDeviceProblem(const rt::Manifest &m,
+                                                      int64_t batch,
+                                                      int64_t seqlen,
+                                                      uint64_t seed) {
+  DeviceProblem problem;
+  for (const rt::TensorSpec &t : m.tensors) {
+    if (t.name == "cu_seqlens")
+      return Status::error("the benchmark does not generate varlen problems");
+    std::vector<int64_t> shape = shapeOf(m, t.name, batch, seqlen);
+    size_t count = 1;
+    for (int64_t d : shape)
+      count *= static_cast<size_t>(d);
+    size_t bytes = count * rt::dtypeBytes(t.dtype);
+    Expected<rt::DeviceBuffer> buffer = rt::DeviceBuffer::allocate(bytes);
+    if (!buffer.ok())
+      return buffer.status().withContext("tensor '" + t.name + "'");
+    if (t.output || t.name == "seq_idx") {
+      SSD_RT_RETURN_IF_ERROR(rt::deviceMemset(buffer->get(), 0, bytes));
+    } else {
+      // Fill in slices to bound host memory at long sequences.
+      constexpr size_t kSlice = size_t(1) << 26;
+      std::vector<uint8_t> host;
+      size_t elementBytes = rt::dtypeBytes(t.dtype);
+      for (size_t start = 0; start < count; start += kSlice) {
+        size_t len = std::min(kSlice, count - start);
+        host.resize(len * elementBytes);
+        for (size_t i = 0; i < len; ++i) {
+          float v = inputValue(t.name, seed, start + i);
+          if (t.dtype == DType::F32) {
+            std::memcpy(&host[4 * i], &v, 4);
+          } else {
+            uint16_t bits = t.dtype == DType::BF16 ? floatToBF16(v)
+                                                   : floatToF16(v);
+            std::memcpy(&host[2 * i], &bits, 2);
+          }
+        }
+        SSD_RT_RETURN_IF_ERROR(rt::copyToDevice(
+            static_cast<uint8_t *>(buffer->get()) + start * elementBytes,
+            host.data(), host.size()));
+      }
+    }
+    problem.args[t.name] = {buffer->get(), t.dtype, shape, {}, 0};
+    problem.buffers[t.name] = buffer.take();
+  }
+  return problem;
+}
+
+SSDCase ssd::bench::headCase(const rt::Manifest &m, int64_t batch,
+                             int64_t seqlen, uint64_t seed, int64_t row,
+                             int64_t head, int64_t tokens) {
+  const rt::Constants &k = m.constants;
+  int64_t h = k.nheads, p = k.headdim, n = k.dstate, g = k.ngroups;
+  int64_t group = head / (h / g);
+  auto has = [&](const char *f) {
+    for (const std::string &x : k.features)
+      if (x == f)
+        return true;
+    return false;
+  };
+  auto dtypeOf = [&](const char *name) {
+    const rt::TensorSpec *t = m.findTensor(name);
+    return t ? t->dtype : DType::F32;
+  };
+  SSDCase c;
+  c.name = "head" + std::to_string(head);
+  c.batch = 1;
+  c.seqlen = tokens;
+  c.nheads = 1;
+  c.headdim = p;
+  c.ngroups = 1;
+  c.dstate = n;
+  c.dtSoftplus = has("softplus");
+  auto fill = [&](FloatTensor &t, const char *name,
+                  std::vector<int64_t> shape, auto index) {
+    t.shape = shape;
+    size_t count = 1;
+    for (int64_t d : shape)
+      count *= d;
+    t.data.resize(count);
+    DType type = dtypeOf(name);
+    for (size_t i = 0; i < count; ++i)
+      t.data[i] = roundFor(type, inputValue(name, seed, index(i)));
+  };
+  fill(c.x, "x", {1, tokens, 1, p}, [&](size_t i) {
+    uint64_t l = i / p, j = i % p;
+    return ((row * seqlen + l) * h + head) * p + j;
+  });
+  fill(c.dt, "dt", {1, tokens, 1}, [&](size_t l) {
+    return (row * seqlen + l) * h + head;
+  });
+  fill(c.A, "A", {1}, [&](size_t) { return uint64_t(head); });
+  for (auto [t, name] : {std::pair<FloatTensor *, const char *>{&c.B, "B"},
+                         {&c.C, "C"}})
+    fill(*t, name, {1, tokens, 1, n}, [&](size_t i) {
+      uint64_t l = i / n, j = i % n;
+      return ((row * seqlen + l) * g + group) * n + j;
+    });
+  if (has("D"))
+    fill(c.D, "D", {1}, [&](size_t) { return uint64_t(head); });
+  if (has("Dhp"))
+    fill(c.D, "D", {1, p}, [&](size_t j) { return head * p + j; });
+  if (has("z"))
+    fill(c.z, "z", {1, tokens, 1, p}, [&](size_t i) {
+      uint64_t l = i / p, j = i % p;
+      return ((row * seqlen + l) * h + head) * p + j;
+    });
+  if (has("dt_bias"))
+    fill(c.dtBias, "dt_bias", {1}, [&](size_t) { return uint64_t(head); });
+  if (has("initial_states"))
+    fill(c.initialStates, "initial_states", {1, 1, p, n}, [&](size_t i) {
+      return (row * h + head) * p * n + i;
+    });
+  return c;
+}
+
+double ssd::bench::minimumBytes(const rt::Manifest &m, int64_t batch,
+                                int64_t seqlen) {
+  double perToken = 0;
+  for (const rt::TensorSpec &t : m.tensors) {
+    double elements = 0;
+    const rt::Constants &k = m.constants;
+    if (t.name == "x" || t.name == "z" || t.name == "y")
+      elements = double(k.nheads) * k.headdim;
+    else if (t.name == "dt")
+      elements = k.nheads;
+    else if (t.name == "B" || t.name == "C")
+      elements = double(k.ngroups) * k.dstate;
+    perToken += elements * rt::dtypeBytes(t.dtype);
+  }
+  return perToken * batch * seqlen;
+}
+
+double ssd::bench::chunkedFlops(const rt::Manifest &m, int64_t batch,
+                                int64_t seqlen) {
+  const rt::Constants &k = m.constants;
+  double Q = k.chunkSize, h = k.nheads, p = k.headdim, n = k.dstate,
+         g = k.ngroups;
+  double chunks = std::ceil(double(seqlen) / Q) * batch;
+  // C B^T per group; (CB o decay) x, B^T (x o decay) and C s per head.
+  double perChunk = g * 2 * Q * Q * n + h * (2 * Q * Q * p + 4 * Q * n * p);
+  return chunks * perChunk;
+}

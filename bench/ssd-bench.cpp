@@ -1,0 +1,348 @@
+//===- ssd-bench.cpp - device time of SSD artifacts -----------------------===//
+//
+//   ssd-bench --run ARTIFACT:B:L [--run ...] [--warmup N] [--iters N]
+//             [--check-heads K] [--check-tokens T] [--what NAME]
+//             [--commit HASH] [--results-dir DIR | --json FILE]
+//
+// For each run: generated inputs in the artifact's types (several input and
+// output sets, rotated, where one set fits in L2), device time per call with
+// CUDA events (median of --iters after --warmup), per kernel (each kernel
+// launched alone, in order, on the same workspace) and in total, a sampled
+// check against the independent reference (K heads of batch row 0 over the
+// first T tokens; T = 0 checks the whole sequence and the final states),
+// TFLOP/s of the chunked algorithm's matrix work and GB/s of the minimum
+// traffic. Writes bench/results/<date>-<commit>-<what>.json (DESIGN.md).
+// Needs only the runtime: it runs on the GPU machine without MLIR.
+//
+//===----------------------------------------------------------------------===//
+#include "Problem.h"
+
+#include "ssd/Reference/Reference.h"
+#include "ssd/Runtime/Device.h"
+#include "ssd/Runtime/Json.h"
+#include "ssd/Runtime/Runtime.h"
+#include "ssd/Support/Compare.h"
+#include "ssd/Support/FloatBits.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+using namespace ssd;
+using namespace ssd::bench;
+using ssd::rt::Expected;
+using ssd::rt::Status;
+
+namespace {
+struct Run {
+  std::string artifact;
+  int64_t batch = 1, seqlen = 0;
+};
+
+struct Options {
+  std::vector<Run> runs;
+  int warmup = 10, iters = 50, checkHeads = 2;
+  int64_t checkTokens = 2048;
+  std::string what = "unfused", commit = "unknown", resultsDir = "bench/results",
+              json;
+  uint64_t seed = 1;
+};
+
+/// H200 L2 is 50 MB: rotate sets until the working set is well beyond it.
+constexpr double kRotateBytes = 256e6;
+constexpr int kMaxSets = 8;
+
+int usage(const std::string &error) {
+  std::cerr << "ssd-bench: error: " << error
+            << "\nusage: ssd-bench --run ARTIFACT:B:L [--run ...] [--warmup N] "
+               "[--iters N] [--check-heads K] [--check-tokens T] [--what NAME] "
+               "[--commit HASH] [--results-dir DIR | --json FILE]\n";
+  return 2;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+std::string jsonString(const std::string &s) {
+  rt::JsonValue v;
+  v.kind = rt::JsonValue::Kind::String;
+  v.string = s;
+  return v.serialize();
+}
+
+std::string num(double v) {
+  if (!std::isfinite(v))
+    return "null";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", v);
+  return text;
+}
+
+/// The artifact with only kernel `index` (same workspaces and tensors).
+Expected<rt::Artifact> kernelOnly(const std::string &dir, size_t index) {
+  std::ifstream mf(dir + "/manifest.json"), cf(dir + "/kernels.cubin",
+                                               std::ios::binary);
+  std::stringstream ms;
+  ms << mf.rdbuf();
+  std::vector<char> cubin((std::istreambuf_iterator<char>(cf)),
+                          std::istreambuf_iterator<char>());
+  Expected<rt::JsonValue> tree = rt::parseJson(ms.str());
+  if (!tree.ok())
+    return tree.status();
+  for (auto &[key, value] : tree->object)
+    if (key == "kernels") {
+      rt::JsonValue one = value.array.at(index);
+      value.array = {one};
+    }
+  return rt::Artifact::fromMemory(tree->serialize(), std::move(cubin),
+                                  dir + "#" + std::to_string(index));
+}
+
+/// Times `launch` `iters` times after `warmup` calls; median ms.
+template <typename F>
+Expected<double> timeIt(int warmup, int iters, F &&launch) {
+  rt::EventTimer timer;
+  SSD_RT_RETURN_IF_ERROR(timer.init());
+  for (int i = 0; i < warmup; ++i)
+    SSD_RT_RETURN_IF_ERROR(launch(i));
+  SSD_RT_RETURN_IF_ERROR(rt::deviceSynchronize());
+  std::vector<double> ms;
+  for (int i = 0; i < iters; ++i) {
+    SSD_RT_RETURN_IF_ERROR(timer.start());
+    SSD_RT_RETURN_IF_ERROR(launch(i));
+    SSD_RT_RETURN_IF_ERROR(timer.stop());
+    Expected<float> t = timer.elapsedMs();
+    if (!t.ok())
+      return t.status();
+    ms.push_back(*t);
+  }
+  return median(ms);
+}
+
+std::vector<float> download(const rt::TensorArg &t) {
+  size_t count = 1;
+  for (int64_t d : t.shape)
+    count *= d;
+  std::vector<float> out(count);
+  if (t.dtype == rt::DType::F32) {
+    if (!rt::copyToHost(out.data(), t.devicePtr, count * 4).ok())
+      return {};
+    return out;
+  }
+  std::vector<uint16_t> bits(count);
+  if (!rt::copyToHost(bits.data(), t.devicePtr, count * 2).ok())
+    return {};
+  return fromHalfBits(t.dtype == rt::DType::BF16 ? ElementKind::BF16
+                                                 : ElementKind::F16,
+                      bits);
+}
+
+/// max_rel_err of y (and final states when the whole sequence is checked)
+/// over the sampled heads of batch row 0.
+double sampledError(const rt::Manifest &m, const Run &run,
+                    const rt::ArgumentMap &args, const Options &o) {
+  const rt::Constants &k = m.constants;
+  int64_t tokens = o.checkTokens > 0 ? std::min(o.checkTokens, run.seqlen)
+                                     : run.seqlen;
+  std::vector<int64_t> heads;
+  for (int i = 0; i < o.checkHeads && i < k.nheads; ++i)
+    heads.push_back(o.checkHeads == 1 ? 0 : i * (k.nheads - 1) / (o.checkHeads - 1));
+  std::vector<ReferenceResult> refs(heads.size());
+  std::vector<std::thread> workers;
+  for (size_t i = 0; i < heads.size(); ++i)
+    workers.emplace_back([&, i] {
+      refs[i] = runReference(
+          headCase(m, run.batch, run.seqlen, o.seed, 0, heads[i], tokens));
+    });
+  for (std::thread &w : workers)
+    w.join();
+  std::vector<float> y = download(args.at("y"));
+  std::vector<float> fs = download(args.at("final_states"));
+  std::vector<float> gotY, gotS;
+  std::vector<double> refY, refS;
+  int64_t h = k.nheads, p = k.headdim, n = k.dstate;
+  for (size_t i = 0; i < heads.size(); ++i) {
+    for (int64_t l = 0; l < tokens; ++l)
+      for (int64_t j = 0; j < p; ++j) {
+        gotY.push_back(y[(l * h + heads[i]) * p + j]);
+        refY.push_back(refs[i].y[l * p + j]);
+      }
+    if (tokens == run.seqlen)
+      for (int64_t j = 0; j < p * n; ++j) {
+        gotS.push_back(fs[heads[i] * p * n + j]);
+        refS.push_back(refs[i].finalStates[j]);
+      }
+  }
+  auto err = [](const std::vector<float> &got, const std::vector<double> &ref) {
+    std::vector<float> r(ref.begin(), ref.end());
+    return maxRelativeError(got, r);
+  };
+  double e = err(gotY, refY);
+  if (!gotS.empty())
+    e = std::max(e, err(gotS, refS));
+  return e;
+}
+
+Expected<std::string> benchOne(const Run &run, const Options &o) {
+  Expected<rt::Artifact> artifact = rt::Artifact::load(run.artifact);
+  if (!artifact.ok())
+    return artifact.status();
+  const rt::Manifest &m = artifact->manifest();
+  double bytes = minimumBytes(m, run.batch, run.seqlen);
+  double flops = chunkedFlops(m, run.batch, run.seqlen);
+  int sets = std::clamp(int(std::ceil(kRotateBytes / bytes)), 1, kMaxSets);
+  std::vector<DeviceProblem> problems;
+  for (int s = 0; s < sets; ++s) {
+    Expected<DeviceProblem> p =
+        makeDeviceProblem(m, run.batch, run.seqlen, o.seed + s);
+    if (!p.ok())
+      return p.status();
+    problems.push_back(p.take());
+  }
+  Expected<uint64_t> wsBytes = artifact->workspaceSize(problems[0].args);
+  if (!wsBytes.ok())
+    return wsBytes.status();
+  Expected<rt::DeviceBuffer> ws = rt::DeviceBuffer::allocate(*wsBytes);
+  if (!ws.ok())
+    return ws.status().withContext("workspace");
+  rt::Workspace workspace{ws->get(), *wsBytes};
+
+  Expected<double> total = timeIt(o.warmup, o.iters, [&](int i) {
+    return artifact->launch(problems[i % sets].args, nullptr, workspace);
+  });
+  if (!total.ok())
+    return total.status();
+  std::string kernels;
+  for (size_t kIndex = 0; kIndex < m.kernels.size(); ++kIndex) {
+    Expected<rt::Artifact> one = kernelOnly(run.artifact, kIndex);
+    if (!one.ok())
+      return one.status();
+    // Kernels before this one fill the workspace it reads.
+    Expected<double> t = timeIt(o.warmup / 2, o.iters, [&](int i) {
+      return one->launch(problems[i % sets].args, nullptr, workspace);
+    });
+    if (!t.ok())
+      return t.status();
+    kernels += (kernels.empty() ? "" : ", ") + jsonString(m.kernels[kIndex].name) +
+               ": " + num(*t);
+  }
+  // A clean run on set 0 for the check.
+  SSD_RT_RETURN_IF_ERROR(artifact->launch(problems[0].args, nullptr, workspace));
+  SSD_RT_RETURN_IF_ERROR(rt::deviceSynchronize());
+  double err = o.checkHeads > 0 ? sampledError(m, run, problems[0].args, o) : NAN;
+
+  const rt::Constants &k = m.constants;
+  double ms = *total;
+  std::printf("%-28s b=%-2lld L=%-7lld Q=%-4lld %8.4f ms %7.2f TFLOP/s %7.1f GB/s "
+              "max_rel_err=%.3e sets=%d\n",
+              run.artifact.substr(run.artifact.find_last_of('/') + 1).c_str(),
+              (long long)run.batch, (long long)run.seqlen,
+              (long long)k.chunkSize, ms, flops / ms / 1e9, bytes / ms / 1e6,
+              err, sets);
+  std::fflush(stdout);
+  std::ostringstream row;
+  row << "{\"strategy\": " << jsonString(m.compiler.options.find("strategy")
+                                              ? m.compiler.options.find("strategy")->string
+                                              : "unfused")
+      << ", \"batch\": " << run.batch << ", \"seqlen\": " << run.seqlen
+      << ", \"nheads\": " << k.nheads << ", \"headdim\": " << k.headdim
+      << ", \"dstate\": " << k.dstate << ", \"ngroups\": " << k.ngroups
+      << ", \"chunk_size\": " << k.chunkSize << ", \"dtype\": "
+      << jsonString(rt::dtypeName(k.dtype)) << ", \"state_dtype\": "
+      << jsonString(rt::dtypeName(k.stateDtype)) << ", \"ms\": " << num(ms)
+      << ", \"max_rel_err\": " << num(err)
+      << ", \"tflops\": " << num(flops / ms / 1e9)
+      << ", \"gbps\": " << num(bytes / ms / 1e6) << ", \"kernels_ms\": {"
+      << kernels << "}, \"min_bytes\": " << num(bytes)
+      << ", \"flops\": " << num(flops) << ", \"input_sets\": " << sets
+      << ", \"warmup\": " << o.warmup << ", \"iters\": " << o.iters
+      << ", \"check_heads\": " << o.checkHeads
+      << ", \"check_tokens\": " << o.checkTokens << "}";
+  return row.str();
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--run") {
+      std::string v = value();
+      size_t c2 = v.rfind(':'), c1 = c2 == std::string::npos ? c2 : v.rfind(':', c2 - 1);
+      if (c1 == std::string::npos)
+        return usage("--run: expected ARTIFACT:B:L, got '" + v + "'");
+      Run r{v.substr(0, c1), std::atoll(v.substr(c1 + 1, c2 - c1 - 1).c_str()),
+            std::atoll(v.substr(c2 + 1).c_str())};
+      if (r.batch <= 0 || r.seqlen <= 0)
+        return usage("--run: bad B or L in '" + v + "'");
+      o.runs.push_back(r);
+    } else if (a == "--warmup") {
+      o.warmup = std::atoi(value().c_str());
+    } else if (a == "--iters") {
+      o.iters = std::max(1, std::atoi(value().c_str()));
+    } else if (a == "--check-heads") {
+      o.checkHeads = std::atoi(value().c_str());
+    } else if (a == "--check-tokens") {
+      o.checkTokens = std::atoll(value().c_str());
+    } else if (a == "--what") {
+      o.what = value();
+    } else if (a == "--commit") {
+      o.commit = value();
+    } else if (a == "--results-dir") {
+      o.resultsDir = value();
+    } else if (a == "--json") {
+      o.json = value();
+    } else if (a == "--seed") {
+      o.seed = std::strtoull(value().c_str(), nullptr, 10);
+    } else {
+      return usage("unknown argument '" + a + "'");
+    }
+  }
+  if (o.runs.empty())
+    return usage("no --run given");
+  if (Status s = rt::usePrimaryContext(0); !s.ok()) {
+    std::cerr << "ssd-bench: error: " << s.message() << "\n";
+    return 3;
+  }
+  Expected<std::string> gpu = rt::currentDeviceName();
+  std::vector<std::string> rows;
+  int status = 0;
+  for (const Run &run : o.runs) {
+    Expected<std::string> row = benchOne(run, o);
+    if (!row.ok()) {
+      std::cerr << "ssd-bench: error: " << run.artifact << " b=" << run.batch
+                << " L=" << run.seqlen << ": " << row.message() << "\n";
+      status = 3;
+      continue;
+    }
+    rows.push_back(*row);
+  }
+  char date[16];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
+  std::string path = o.json.empty() ? o.resultsDir + "/" + date + "-" +
+                                          o.commit + "-" + o.what + ".json"
+                                    : o.json;
+  std::ofstream out(path);
+  out << "{\"commit\": " << jsonString(o.commit) << ", \"gpu\": "
+      << jsonString(gpu.ok() ? *gpu : "unknown") << ", \"date\": "
+      << jsonString(date) << ", \"rows\": [\n";
+  for (size_t i = 0; i < rows.size(); ++i)
+    out << "  " << rows[i] << (i + 1 < rows.size() ? ",\n" : "\n");
+  out << "]}\n";
+  if (!out) {
+    std::cerr << "ssd-bench: error: " << path << ": cannot write\n";
+    return 2;
+  }
+  std::cout << "wrote " << path << "\n";
+  return status;
+}

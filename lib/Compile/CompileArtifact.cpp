@@ -1,0 +1,140 @@
+//===- CompileArtifact.cpp - lower an SSD layer and write the artifact ----===//
+#include "ssd/Compile/Artifact.h"
+
+#include "ssd/Compile/Context.h"
+#include "ssd/Compile/LayerModule.h"
+
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace ssd;
+
+/// The registered name of the unfused GPU pipeline.
+static constexpr llvm::StringLiteral kUnfusedPipeline = "ssd-gpu-unfused-pipeline";
+
+static CompileError usage(std::string message) { return {std::move(message), true}; }
+static CompileError compilerError(std::string message) {
+  return {std::move(message), false};
+}
+
+/// Writes `bytes` to `path` through a temporary file renamed into place, so
+/// a failed run leaves no half-written artifact file.
+static std::optional<CompileError> writeFile(const std::string &path,
+                                             llvm::StringRef bytes) {
+  std::string temporary = path + ".tmp";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(temporary, ec);
+    if (ec)
+      return usage(temporary + ": cannot write: " + ec.message());
+    os << bytes;
+    os.close();
+    if (os.has_error())
+      return usage(temporary + ": write failed: " + os.error().message());
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporary, path))
+    return usage(path + ": cannot write: " + ec.message());
+  return std::nullopt;
+}
+
+static std::optional<CompileError> runPipeline(ModuleOp module) {
+  const PassPipelineInfo *pipeline = PassPipelineInfo::lookup(kUnfusedPipeline);
+  if (!pipeline)
+    return usage("--strategy unfused: the GPU pipeline (" +
+                 kUnfusedPipeline.str() +
+                 ") is not built into this ssd-compile");
+  PassManager pm(module->getContext());
+  std::string optionError;
+  if (failed(pipeline->addToPipeline(pm, "", [&](const llvm::Twine &msg) {
+        optionError = msg.str();
+        return failure();
+      })))
+    return compilerError(kUnfusedPipeline.str() + ": " + optionError);
+  if (failed(pm.run(module)))
+    return compilerError("the GPU lowering failed");
+  return std::nullopt;
+}
+
+std::optional<CompileError>
+ssd::compileModule(ModuleOp module, std::optional<LayerSpec> spec,
+                   const CompileOptions &options, const std::string &outDir) {
+  if (options.target == "cpu")
+    return usage("--target cpu: not supported yet (ssd-run --backend cpu "
+                 "compiles for the CPU on the spot)");
+  if (options.target != "sm_90a")
+    return usage("--target: unknown target '" + options.target +
+                 "' (expected sm_90a or cpu)");
+  if (options.strategy == "fused")
+    return usage("--strategy fused: the fused persistent kernel is not built "
+                 "yet (use --strategy unfused)");
+  if (options.strategy != "unfused")
+    return usage("--strategy: unknown strategy '" + options.strategy +
+                 "' (expected fused or unfused)");
+
+  if (!spec) {
+    std::string error;
+    spec = layerSpecOfModule(module, error);
+    if (!spec)
+      return usage(error);
+  }
+  if (std::string error = validateLayerSpec(*spec); !error.empty())
+    return usage(error);
+
+  if (!options.fromLowered) {
+    if (failed(verify(module)))
+      return usage("the input module does not verify");
+    if (std::optional<CompileError> err = runPipeline(module))
+      return err;
+  }
+
+  std::string error, chip;
+  std::optional<std::vector<char>> cubin = extractCubin(module, chip, error);
+  if (!cubin)
+    return compilerError(error);
+  if (chip != options.target)
+    return compilerError("the kernels were compiled for " + chip + ", not for " +
+                   options.target);
+  std::optional<std::string> manifest =
+      writeManifest(module, *spec, options, chip, error);
+  if (!manifest)
+    return compilerError(error);
+
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+    return usage(outDir + ": cannot create directory: " + ec.message());
+  llvm::SmallString<256> cubinPath(outDir), manifestPath(outDir);
+  llvm::sys::path::append(cubinPath, "kernels.cubin");
+  llvm::sys::path::append(manifestPath, "manifest.json");
+  if (auto err = writeFile(std::string(cubinPath),
+                           llvm::StringRef(cubin->data(), cubin->size())))
+    return err;
+  return writeFile(std::string(manifestPath), *manifest);
+}
+
+std::optional<CompileError> ssd::compileLayer(const LayerSpec &spec,
+                                              const CompileOptions &options,
+                                              const std::string &outDir) {
+  if (std::string error = validateLayerSpec(spec); !error.empty())
+    return usage(error);
+  CompileContext context;
+  OwningOpRef<ModuleOp> module = buildLayerModule(
+      context.get(), spec, LayerShape(), LayerABI::Tensor, "ssd_layer",
+      UnknownLoc::get(&context.get()));
+  std::optional<CompileError> err =
+      compileModule(*module, spec, options, outDir);
+  if (err)
+    err->message = context.describe(err->message);
+  return err;
+}
+
+std::string ssd::compileArtifact(const LayerSpec &spec,
+                                 const CompileOptions &options,
+                                 const std::string &outDir) {
+  std::optional<CompileError> err = compileLayer(spec, options, outDir);
+  return err ? err->message : "";
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Precompiles, where MLIR is installed, everything scripts/device/run-gpu-suite.sh
+# runs on the GPU machine (which has no MLIR), into one folder to carry there:
+#   OUT_DIR/golden/<case>/              the golden cases (../shared does not travel)
+#   OUT_DIR/golden-art/<case>-q<Q>-<dtype>/   one artifact per case, chunk size, dtype
+#   OUT_DIR/mamba2-q<Q>-bf16/          the Mamba-2 2.7B layer (benchmark, long case)
+#   OUT_DIR/manifest.txt               what was built, by which commit
+#
+#   scripts/device/build-artifacts.sh [OUT_DIR] [BUILD_DIR] [GOLDEN_DIR]
+# Defaults: device-artifacts/ (ignored by git), build-aot/, ../shared/golden.
+# Exits non-zero when any artifact fails to compile (and names it).
+set -u -o pipefail
+
+src=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$src/device-artifacts}
+build=${2:-$src/build-aot}
+golden=${3:-$src/../shared/golden}
+compile=$build/bin/ssd-compile
+[ -x "$compile" ] || { echo "error: $compile not built (ninja -C $build ssd-compile)"; exit 2; }
+[ -f "$golden/README.md" ] || { echo "error: no golden cases at $golden"; exit 2; }
+
+rm -rf "$out"
+mkdir -p "$out/golden" "$out/golden-art"
+status=0
+built=0
+
+# The layer flags of a case folder, as ssd-run derives them (LayerSpec).
+case_flags() {
+  python3 - "$1" <<'PY'
+import json, sys, os
+c = json.load(open(os.path.join(sys.argv[1], "case.json")))
+ins = set(c["inputs"])
+f = []
+if "D" in ins:
+    with open(os.path.join(sys.argv[1], "D.npy"), "rb") as fh:
+        head = fh.read(256).decode("latin1")
+    f.append("Dhp" if "'shape': (%d, " % c["nheads"] in head else "D")
+for name, feat in (("z", "z"), ("dt_bias", "dt_bias")):
+    if name in ins: f.append(feat)
+if c.get("dt_softplus"): f.append("softplus")
+lim = c.get("dt_limit") or [0.0, None]
+args = []
+if lim[0] != 0.0 or lim[1] is not None:
+    args += ["--dt-limit", "%r,%s" % (float(lim[0]), "inf" if lim[1] is None else repr(float(lim[1])))]
+if "initial_states" in ins: f.append("initial_states")
+if "seq_idx" in ins: f.append("seq_idx")
+if "cu_seqlens" in ins: f.append("varlen")
+print(" ".join(["--nheads", str(c["nheads"]), "--headdim", str(c["headdim"]),
+                "--dstate", str(c["dstate"]), "--ngroups", str(c["ngroups"])]
+               + (["--features", ",".join(f)] if f else []) + args))
+PY
+}
+
+compile_one() { # compile_one DIR FLAGS...
+  local dir=$1
+  shift
+  if "$compile" "$@" --target sm_90a --strategy unfused -o "$dir" 2>"$dir.err"; then
+    rm -f "$dir.err"
+    built=$((built + 1))
+  else
+    echo "FAIL: $(basename "$dir"): $(head -n 1 "$dir.err")"
+    status=1
+  fi
+}
+
+for case in "$golden"/*/; do
+  name=$(basename "$case")
+  [ -f "$case/case.json" ] || continue
+  cp -r "$case" "$out/golden/$name"
+  flags=$(case_flags "$case")
+  for q in 64 128 256; do
+    for dtype in f32 bf16 f16; do
+      # shellcheck disable=SC2086
+      compile_one "$out/golden-art/$name-q$q-$dtype" $flags --chunk-size "$q" --dtype "$dtype"
+    done
+  done
+done
+
+# Mamba-2 2.7B: h=80 p=64 n=128 g=1, bf16 x/B/C, dt_softplus with dt_bias, D per head.
+for q in 128 256; do
+  compile_one "$out/mamba2-q$q-bf16" --nheads 80 --headdim 64 --dstate 128 \
+    --ngroups 1 --features D,dt_bias,softplus --chunk-size "$q" --dtype bf16
+done
+
+{
+  echo "commit $(git -C "$src" rev-parse --short HEAD)$(git -C "$src" diff --quiet HEAD -- lib tools include || echo '+dirty')"
+  echo "compiler $("$compile" --help >/dev/null 2>&1 && echo ssd-compile)"
+  echo "artifacts $built"
+} >"$out/manifest.txt"
+du -sh "$out"
+echo "built $built artifacts into $out"
+exit $status
