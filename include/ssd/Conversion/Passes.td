@@ -27,13 +27,23 @@ def ConvertSSDToLinalg : Pass<"convert-ssd-to-linalg"> {
 def SSDCPUTileAndVectorize : Pass<"ssd-cpu-tile-vectorize", "::mlir::func::FuncOp"> {
   let summary = "Tile the linalg contractions for registers and vectorize them";
   let description = [{
-    Tiles every `linalg` contraction (the bmm, chunk_state and chunk_scan
-    products produced by `convert-ssd-to-linalg`) to register-sized tiles
-    with `scf.for`, vectorizes the tiles into `vector.contract` and lowers
-    those to FMAs over vector registers. All-parallel generics (gathers,
-    decays, masks, the final scatter) are tiled to one vector along their
-    innermost loop and vectorized. Reductions other than contractions are
-    left for the loop lowering.
+    The CPU code generation strategy for the output of
+    `convert-ssd-to-linalg`, on tensors:
+
+    1. Chunk fusion (`fuse-chunks`): each top-level contraction (the bmm,
+       chunk_state and chunk_scan products) has its batch loops (batch row,
+       chunk, group, shared head) tiled by 1 and its linalg producers
+       (gathers, decay weights, scalings, the first chunk_scan product)
+       fused into them, so intermediates are per-chunk temporaries.
+    2. Threads (`parallel`): those loops are `scf.forall`; other top-level
+       ops get their outermost non-unit parallel loop distributed likewise.
+    3. Register tiles: each contraction is tiled to `tile-m` x `tile-n` with
+       a `tile-k` reduction step, the tile collapsed to 2-D and vectorized
+       into one `vector.contract` (operands in (k, m) and (k, n) layout, so
+       it lowers to broadcast FMAs). A contraction marked
+       `ssd.lower_triangular` stops its reduction at the row tile's end.
+    4. Elementwise ops (gathers, masks, decays, the final scatter) are tiled
+       to `vector-width` along their innermost loop and vectorized.
   }];
   let options = [
     Option<"tileM", "tile-m", "int64_t", /*default=*/"8",
@@ -43,11 +53,11 @@ def SSDCPUTileAndVectorize : Pass<"ssd-cpu-tile-vectorize", "::mlir::func::FuncO
     Option<"tileK", "tile-k", "int64_t", /*default=*/"16",
            "Reduction step per vectorized tile">,
     Option<"fuseChunks", "fuse-chunks", "bool", /*default=*/"true",
-           "Tile each contraction's chunk loop by 1 and fuse its producers "
-           "(gathers, decays) into it, so intermediates are per chunk">,
+           "Tile each contraction's batch loops by 1 and fuse its producers "
+           "(gathers, decays) into them, so intermediates are per chunk">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
-           "Distribute the outermost non-unit parallel loop of every op that "
-           "is not inside a sequential loop over an scf.forall">,
+           "Make the fused chunk loops scf.forall, and distribute the "
+           "outermost non-unit parallel loop of the other ops likewise">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
            "Innermost tile of the elementwise ops (gathers, decays, scatter); "
            "0 leaves them scalar">,
@@ -62,10 +72,11 @@ def SSDCPULowerVectors : Pass<"ssd-cpu-lower-vectors", "::mlir::func::FuncOp"> {
   let summary = "Keep vectorized accumulators in registers and lower vector ops";
   let description = [{
     Runs after bufferization of the output of `ssd-cpu-tile-vectorize`:
-    hoists the accumulator tile reads and writes out of the reduction loops
-    (so a tile stays in vector registers across the whole reduction), then
-    lowers `vector.contract` to outer products (FMAs) and simplifies the
-    transfer ops, leaving ops that `convert-vector-to-llvm` maps directly.
+    erases the self-copies that the collapse/expand of a register tile
+    leaves in the reduction loops, hoists loop-invariant accumulator
+    transfers where the upstream hoisting applies (LLVM keeps the rest in
+    registers once the copies are gone), lowers `vector.contract` to
+    outer-product FMAs and vector `math.exp` / `math.log1p` to polynomials.
   }];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",

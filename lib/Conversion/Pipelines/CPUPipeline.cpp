@@ -8,8 +8,8 @@
 //   -> buffer deallocation -> vector/scf/memref/math/arith/func to LLVM.
 //
 //===----------------------------------------------------------------------===//
-#include "ssd/Conversion/Pipelines.h"
 #include "ssd/Conversion/Passes.h"
+#include "ssd/Conversion/Pipelines.h"
 #include "ssd/Dialect/SSD/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -32,8 +32,7 @@ using namespace mlir;
 
 namespace {
 
-struct CPUPipelineCLOptions
-    : public PassPipelineOptions<CPUPipelineCLOptions> {
+struct CPUPipelineCLOptions : public PassPipelineOptions<CPUPipelineCLOptions> {
   Option<int64_t> chunkSize{
       *this, "chunk-size",
       llvm::cl::desc("Chunk size for ssd-decompose (0 keeps the op's)"),
@@ -48,10 +47,9 @@ struct CPUPipelineCLOptions
       llvm::cl::desc("Worker threads assumed by the parallel loops (0: the "
                      "hardware concurrency)"),
       llvm::cl::init(0)};
-  Option<bool> vectorize{
-      *this, "vectorize",
-      llvm::cl::desc("Tile and vectorize the contractions"),
-      llvm::cl::init(true)};
+  Option<bool> vectorize{*this, "vectorize",
+                         llvm::cl::desc("Tile and vectorize the contractions"),
+                         llvm::cl::init(true)};
 };
 
 } // namespace
@@ -62,8 +60,7 @@ static void addAsyncParallelism(OpPassManager &pm, int64_t threads) {
   pm.addPass(createForallToParallelLoopPass());
   AsyncParallelForPassOptions async;
   async.numWorkerThreads =
-      threads > 0 ? threads
-                  : std::max(1u, std::thread::hardware_concurrency());
+      threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   // One forall iteration is a whole chunk (or token row) of work already.
   async.minTaskSize = 1;
   pm.addPass(createAsyncParallelForPass(async));

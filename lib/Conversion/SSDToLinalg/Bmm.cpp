@@ -42,27 +42,26 @@ struct LowerBmm : OpConversionPattern<BmmOp> {
     Value cTiles = gatherChunks(rewriter, loc, map, c, tileDims);
     Value bTiles = gatherChunks(rewriter, loc, map, bMat, tileDims);
 
-    SmallVector<OpFoldResult> shape = {dimFold(rewriter, loc, c, 0), nc,
-                                       dimFold(rewriter, loc, c, 2),
-                                       rewriter.getIndexAttr(q),
-                                       rewriter.getIndexAttr(q)};
+    SmallVector<OpFoldResult> shape = {
+        dimFold(rewriter, loc, c, 0), nc, dimFold(rewriter, loc, c, 2),
+        rewriter.getIndexAttr(q), rewriter.getIndexAttr(q)};
     Type f32 = rewriter.getF32Type();
     Value acc = zeroTensor(rewriter, loc, shape, f32);
     // Loops (b, c, g, i, j, k): CB[b,c,g,i,j] += C[b,c,g,k,i] * B[b,c,g,k,j].
-    Value cb = linalg::GenericOp::create(
-                   rewriter, loc, TypeRange{acc.getType()},
-                   ValueRange{cTiles, bTiles}, ValueRange{acc},
-                   ArrayRef<AffineMap>{projectedMap(ctx, 6, {0, 1, 2, 5, 3}),
-                                       projectedMap(ctx, 6, {0, 1, 2, 5, 4}),
-                                       projectedMap(ctx, 6, {0, 1, 2, 3, 4})},
-                   iterators(6, {5}),
-                   [&](OpBuilder &b, Location l, ValueRange args) {
-                     Value prod = arith::MulFOp::create(b, l, args[0], args[1]);
-                     linalg::YieldOp::create(
-                         b, l, arith::AddFOp::create(b, l, args[2], prod)
-                                   .getResult());
-                   })
-                   .getResult(0);
+    Value cb =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{acc.getType()}, ValueRange{cTiles, bTiles},
+            ValueRange{acc},
+            ArrayRef<AffineMap>{projectedMap(ctx, 6, {0, 1, 2, 5, 3}),
+                                projectedMap(ctx, 6, {0, 1, 2, 5, 4}),
+                                projectedMap(ctx, 6, {0, 1, 2, 3, 4})},
+            iterators(6, {5}),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value prod = arith::MulFOp::create(b, l, args[0], args[1]);
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, args[2], prod).getResult());
+            })
+            .getResult(0);
 
     if (Value seqIdx = adaptor.getSeqIdx()) {
       Value ids =

@@ -26,8 +26,8 @@ namespace {
 
 /// The dt processing of one token: bias, softplus (identity above 20, where
 /// log1p(exp(x)) == x in f32 anyway and exp would overflow), clamp.
-Value processDt(OpBuilder &b, Location loc, Value dt, Value bias,
-                bool softplus, std::pair<double, double> limit) {
+Value processDt(OpBuilder &b, Location loc, Value dt, Value bias, bool softplus,
+                std::pair<double, double> limit) {
   if (bias)
     dt = arith::AddFOp::create(b, loc, dt, bias);
   if (softplus) {
@@ -56,12 +56,13 @@ struct LowerChunkCumsum : OpConversionPattern<ChunkCumsumOp> {
     Value seqLen = dimValue(rewriter, loc, dt, 1);
     Value nc = numChunksFor(rewriter, loc, outType, 2, seqLen, q,
                             adaptor.getCuSeqlens());
-    ChunkMap map = ChunkMap::build(rewriter, loc, seqLen, nc, q,
-                                   adaptor.getCuSeqlens());
+    ChunkMap map =
+        ChunkMap::build(rewriter, loc, seqLen, nc, q, adaptor.getCuSeqlens());
     Type f32 = rewriter.getF32Type();
-    SmallVector<OpFoldResult> shape = {dimFold(rewriter, loc, dt, 0),
-                                       rewriter.getIndexAttr(outType.getDimSize(1)),
-                                       nc, rewriter.getIndexAttr(q)};
+    SmallVector<OpFoldResult> shape = {
+        dimFold(rewriter, loc, dt, 0),
+        rewriter.getIndexAttr(outType.getDimSize(1)), nc,
+        rewriter.getIndexAttr(q)};
 
     // dt_out over loops (b, h, c, q).
     SmallVector<Value> inputs;
@@ -77,8 +78,7 @@ struct LowerChunkCumsum : OpConversionPattern<ChunkCumsumOp> {
     Value dtOut =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{dtInit.getType()}, inputs,
-            ValueRange{dtInit}, maps,
-            iterators(4),
+            ValueRange{dtInit}, maps, iterators(4),
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value batch = linalg::IndexOp::create(b, l, 0);
               Value head = linalg::IndexOp::create(b, l, 1);
@@ -112,14 +112,15 @@ struct LowerChunkCumsum : OpConversionPattern<ChunkCumsumOp> {
               Value term = arith::MulFOp::create(b, l, args[0], args[1]);
               Value sum = arith::AddFOp::create(b, l, args[2], term);
               linalg::YieldOp::create(
-                  b, l, arith::SelectOp::create(b, l, inPrefix, sum, args[2])
-                            .getResult());
+                  b, l,
+                  arith::SelectOp::create(b, l, inPrefix, sum, args[2])
+                      .getResult());
             })
             .getResult(0);
 
-    rewriter.replaceOp(op, {castTo(rewriter, loc, dtOut, outType),
-                            castTo(rewriter, loc, cumsum,
-                                   op.getDACumsum().getType())});
+    rewriter.replaceOp(
+        op, {castTo(rewriter, loc, dtOut, outType),
+             castTo(rewriter, loc, cumsum, op.getDACumsum().getType())});
     return success();
   }
 };

@@ -30,8 +30,8 @@ namespace lowering {
 namespace {
 
 Value mulAddBody(OpBuilder &b, Location l, ValueRange args) {
-  Value prod = arith::MulFOp::create(b, l, toF32(b, l, args[0]),
-                                     toF32(b, l, args[1]));
+  Value prod =
+      arith::MulFOp::create(b, l, toF32(b, l, args[0]), toF32(b, l, args[1]));
   return arith::AddFOp::create(b, l, args[2], prod);
 }
 
@@ -44,9 +44,9 @@ Value transposeStates(OpBuilder &b, Location loc, Value states) {
   return linalg::GenericOp::create(
              b, loc, TypeRange{init.getType()}, ValueRange{states},
              ValueRange{init},
-             ArrayRef<AffineMap>{projectedMap(b.getContext(), 6,
-                                              {0, 1, 2, 3, 5, 4}),
-                                 b.getMultiDimIdentityMap(6)},
+             ArrayRef<AffineMap>{
+                 projectedMap(b.getContext(), 6, {0, 1, 2, 3, 5, 4}),
+                 b.getMultiDimIdentityMap(6)},
              iterators(6),
              [&](OpBuilder &nb, Location l, ValueRange args) {
                linalg::YieldOp::create(nb, l, toF32(nb, l, args[0]));
@@ -117,8 +117,8 @@ Value decayWeights(OpBuilder &rewriter, Location loc, ChunkScanOp op,
   wShape.back() = rewriter.getIndexAttr(q);
   Value init = emptyTensor(rewriter, loc, wShape, rewriter.getF32Type());
   return linalg::GenericOp::create(
-             rewriter, loc, TypeRange{init.getType()}, inputs,
-             ValueRange{init}, maps, iterators(6),
+             rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
+             maps, iterators(6),
              [&](OpBuilder &b, Location l, ValueRange args) {
                Value j = linalg::IndexOp::create(b, l, 4);
                Value i = linalg::IndexOp::create(b, l, 5);
@@ -127,8 +127,8 @@ Value decayWeights(OpBuilder &rewriter, Location loc, ChunkScanOp op,
                Value seg = fromCumsum
                                ? arith::SubFOp::create(b, l, args[2], args[3])
                                : args[2];
-               Value v = arith::MulFOp::create(b, l, args[0],
-                                               decayExp(b, l, seg));
+               Value v =
+                   arith::MulFOp::create(b, l, args[0], decayExp(b, l, seg));
                v = arith::MulFOp::create(b, l, v, args[1]);
                linalg::YieldOp::create(
                    b, l,
@@ -162,11 +162,12 @@ struct LowerChunkScan : OpConversionPattern<ChunkScanOp> {
     Value cTiles =
         gatherChunks(rewriter, loc, map, c, {kBatch, kChunk, 2, 3, kPos});
     Value states = transposeStates(
-        rewriter, loc, splitHeads(rewriter, loc, adaptor.getStates(), 2, groups));
+        rewriter, loc,
+        splitHeads(rewriter, loc, adaptor.getStates(), 2, groups));
     SmallVector<OpFoldResult> yShape = {
-        dimFold(rewriter, loc, x, 0), nc, rewriter.getIndexAttr(groups),
-        rewriter.getIndexAttr(perGroup), rewriter.getIndexAttr(q),
-        rewriter.getIndexAttr(headDim)};
+        dimFold(rewriter, loc, x, 0),  nc,
+        rewriter.getIndexAttr(groups), rewriter.getIndexAttr(perGroup),
+        rewriter.getIndexAttr(q),      rewriter.getIndexAttr(headDim)};
     Value y = zeroTensor(rewriter, loc, yShape, f32);
     y = linalg::GenericOp::create(
             rewriter, loc, TypeRange{y.getType()}, ValueRange{cTiles, states},
@@ -192,8 +193,8 @@ struct LowerChunkScan : OpConversionPattern<ChunkScanOp> {
             iterators(6),
             [&](OpBuilder &b, Location l, ValueRange args) {
               linalg::YieldOp::create(
-                  b, l, arith::MulFOp::create(b, l, args[0], args[1])
-                            .getResult());
+                  b, l,
+                  arith::MulFOp::create(b, l, args[0], args[1]).getResult());
             })
             .getResult(0);
 
@@ -201,19 +202,18 @@ struct LowerChunkScan : OpConversionPattern<ChunkScanOp> {
     Value w = decayWeights(rewriter, loc, op, adaptor, groups, yShape, q);
 
     // 4. Y[b,c,g,hh,i,p] += sum_j W[b,c,g,hh,j,i] * x[b,c,g,hh,j,p].
-    Value xTiles =
-        gatherChunks(rewriter, loc, map, splitHeads(rewriter, loc, x, 2, groups),
-                     {kBatch, kChunk, 2, 3, kPos, 4});
+    Value xTiles = gatherChunks(rewriter, loc, map,
+                                splitHeads(rewriter, loc, x, 2, groups),
+                                {kBatch, kChunk, 2, 3, kPos, 4});
     auto intra = linalg::GenericOp::create(
-            rewriter, loc, TypeRange{y.getType()}, ValueRange{w, xTiles},
-            ValueRange{y},
-            ArrayRef<AffineMap>{projectedMap(ctx, 7, {0, 1, 2, 3, 6, 4}),
-                                projectedMap(ctx, 7, {0, 1, 2, 3, 6, 5}),
-                                projectedMap(ctx, 7, {0, 1, 2, 3, 4, 5})},
-            iterators(7, {6}),
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              linalg::YieldOp::create(b, l, mulAddBody(b, l, args));
-            });
+        rewriter, loc, TypeRange{y.getType()}, ValueRange{w, xTiles},
+        ValueRange{y},
+        ArrayRef<AffineMap>{projectedMap(ctx, 7, {0, 1, 2, 3, 6, 4}),
+                            projectedMap(ctx, 7, {0, 1, 2, 3, 6, 5}),
+                            projectedMap(ctx, 7, {0, 1, 2, 3, 4, 5})},
+        iterators(7, {6}), [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, mulAddBody(b, l, args));
+        });
     // W is causal: the CPU tiling may stop the reduction at the tile's last i.
     intra->setAttr(kLowerTriangularAttr, rewriter.getUnitAttr());
     y = intra.getResult(0);
@@ -231,7 +231,8 @@ struct LowerChunkScan : OpConversionPattern<ChunkScanOp> {
                       int64_t perGroup) const {
     MLIRContext *ctx = op.getContext();
     Value x = adaptor.getX(), d = adaptor.getD(), z = adaptor.getZ();
-    Type yElement = cast<RankedTensorType>(op.getY().getType()).getElementType();
+    Type yElement =
+        cast<RankedTensorType>(op.getY().getType()).getElementType();
     SmallVector<OpFoldResult> shape;
     for (int64_t i = 0; i < 4; ++i)
       shape.push_back(dimFold(rewriter, loc, x, i));

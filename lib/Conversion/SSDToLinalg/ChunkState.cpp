@@ -43,20 +43,20 @@ Value tokenWeights(OpBuilder &rewriter, Location loc, const ChunkMap &map,
        getAffineDimExpr(2, ctx), getAffineConstantExpr(q - 1, ctx)},
       ctx);
   return linalg::GenericOp::create(
-             rewriter, loc, TypeRange{init.getType()},
-             ValueRange{dt, dA, dA}, ValueRange{init},
-             ArrayRef<AffineMap>{id, id, last, id}, iterators(4),
+             rewriter, loc, TypeRange{init.getType()}, ValueRange{dt, dA, dA},
+             ValueRange{init}, ArrayRef<AffineMap>{id, id, last, id},
+             iterators(4),
              [&](OpBuilder &b, Location l, ValueRange args) {
                Value diff = arith::SubFOp::create(b, l, args[2], args[1]);
-               Value w = arith::MulFOp::create(b, l, decayExp(b, l, diff),
-                                               args[0]);
+               Value w =
+                   arith::MulFOp::create(b, l, decayExp(b, l, diff), args[0]);
                if (seqIdx) {
                  Value batch = linalg::IndexOp::create(b, l, 0);
                  Value c = linalg::IndexOp::create(b, l, 2);
                  Value pos = linalg::IndexOp::create(b, l, 3);
                  Value t = map.token(b, l, c, pos).first;
-                 Value mine = tensor::ExtractOp::create(
-                     b, l, seqIdx, ValueRange{batch, t});
+                 Value mine = tensor::ExtractOp::create(b, l, seqIdx,
+                                                        ValueRange{batch, t});
                  Value lastId = tensor::ExtractOp::create(
                      b, l, seqIdx, ValueRange{batch, map.lastToken(b, l, c)});
                  Value same = arith::CmpIOp::create(
@@ -88,35 +88,37 @@ struct LowerChunkState : OpConversionPattern<ChunkStateOp> {
         ChunkMap::build(rewriter, loc, seqLen, nc, q, adaptor.getCuSeqlens());
 
     // 1. (b,g,h/g,nc,Q) token weights.
-    Value w = splitHeads(rewriter, loc,
-                         tokenWeights(rewriter, loc, map, dt, dA,
-                                      adaptor.getSeqIdx()),
-                         1, groups);
+    Value w = splitHeads(
+        rewriter, loc,
+        tokenWeights(rewriter, loc, map, dt, dA, adaptor.getSeqIdx()), 1,
+        groups);
 
     // 2. x tiles (b,nc,g,h/g,Q,p), scaled in place by w.
-    Value xTiles =
-        gatherChunks(rewriter, loc, map, splitHeads(rewriter, loc, x, 2, groups),
-                     {kBatch, kChunk, 2, 3, kPos, 4});
-    xTiles = linalg::GenericOp::create(
-                 rewriter, loc, TypeRange{xTiles.getType()}, ValueRange{w},
-                 ValueRange{xTiles},
-                 ArrayRef<AffineMap>{projectedMap(ctx, 6, {0, 2, 3, 1, 4}),
-                                     rewriter.getMultiDimIdentityMap(6)},
-                 iterators(6),
-                 [&](OpBuilder &b, Location l, ValueRange args) {
-                   linalg::YieldOp::create(
-                       b, l, arith::MulFOp::create(b, l, args[0], args[1])
-                                 .getResult());
-                 })
-                 .getResult(0);
+    Value xTiles = gatherChunks(rewriter, loc, map,
+                                splitHeads(rewriter, loc, x, 2, groups),
+                                {kBatch, kChunk, 2, 3, kPos, 4});
+    xTiles =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{xTiles.getType()}, ValueRange{w},
+            ValueRange{xTiles},
+            ArrayRef<AffineMap>{projectedMap(ctx, 6, {0, 2, 3, 1, 4}),
+                                rewriter.getMultiDimIdentityMap(6)},
+            iterators(6),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  b, l,
+                  arith::MulFOp::create(b, l, args[0], args[1]).getResult());
+            })
+            .getResult(0);
 
     // 3. Loops (b, c, g, hh, p, n, l):
     //    S[b,c,g,hh,p,n] += xw[b,c,g,hh,l,p] * B[b,c,g,l,n].
-    Value bTiles = gatherChunks(rewriter, loc, map, bMat,
-                                {kBatch, kChunk, 2, kPos, 3});
+    Value bTiles =
+        gatherChunks(rewriter, loc, map, bMat, {kBatch, kChunk, 2, kPos, 3});
     auto xType = cast<RankedTensorType>(xTiles.getType());
     SmallVector<OpFoldResult> shape = {
-        dimFold(rewriter, loc, x, 0), nc,
+        dimFold(rewriter, loc, x, 0),
+        nc,
         rewriter.getIndexAttr(groups),
         rewriter.getIndexAttr(xType.getDimSize(3)),
         rewriter.getIndexAttr(xType.getDimSize(5)),
@@ -124,8 +126,8 @@ struct LowerChunkState : OpConversionPattern<ChunkStateOp> {
     Value acc = zeroTensor(rewriter, loc, shape, rewriter.getF32Type());
     Value states =
         linalg::GenericOp::create(
-            rewriter, loc, TypeRange{acc.getType()},
-            ValueRange{xTiles, bTiles}, ValueRange{acc},
+            rewriter, loc, TypeRange{acc.getType()}, ValueRange{xTiles, bTiles},
+            ValueRange{acc},
             ArrayRef<AffineMap>{projectedMap(ctx, 7, {0, 1, 2, 3, 6, 4}),
                                 projectedMap(ctx, 7, {0, 1, 2, 6, 5}),
                                 projectedMap(ctx, 7, {0, 1, 2, 3, 4, 5})},
@@ -138,8 +140,8 @@ struct LowerChunkState : OpConversionPattern<ChunkStateOp> {
             .getResult(0);
 
     states = mergeDims(rewriter, loc, states, 2);
-    states = convertElements(rewriter, loc, states,
-                             resultType.getElementType());
+    states =
+        convertElements(rewriter, loc, states, resultType.getElementType());
     rewriter.replaceOp(op, castTo(rewriter, loc, states, resultType));
     return success();
   }

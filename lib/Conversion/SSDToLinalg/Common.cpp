@@ -134,8 +134,8 @@ Value numChunksFor(OpBuilder &b, Location loc, RankedTensorType type,
                    Value cuSeqlens) {
   if (!type.isDynamicDim(dim))
     return indexConst(b, loc, type.getDimSize(dim));
-  Value nc = arith::CeilDivUIOp::create(b, loc, seqLen,
-                                        indexConst(b, loc, chunkSize));
+  Value nc =
+      arith::CeilDivUIOp::create(b, loc, seqLen, indexConst(b, loc, chunkSize));
   if (!cuSeqlens)
     return nc;
   // ceil(L/Q) + s - 1 = ceil(L/Q) + (entries - 1) - 1.
@@ -186,8 +186,8 @@ static void buildVarlenTables(OpBuilder &b, Location loc, ChunkMap &map,
   Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
   Value q = indexConst(b, loc, map.chunkSize);
   Value nc = map.numChunks, len = map.seqLen;
-  map.numSeqs = arith::SubIOp::create(b, loc, dimValue(b, loc, cuSeqlens, 0),
-                                      one);
+  map.numSeqs =
+      arith::SubIOp::create(b, loc, dimValue(b, loc, cuSeqlens, 0), one);
   auto filled = [&](Value size, Value value) {
     Value empty = emptyTensor(b, loc, {OpFoldResult(size)}, indexType);
     return linalg::FillOp::create(b, loc, ValueRange{value}, ValueRange{empty})
@@ -202,12 +202,12 @@ static void buildVarlenTables(OpBuilder &b, Location loc, ChunkMap &map,
   };
 
   SmallVector<Value> init = {zero,
-                             filled(nc, zero),            // chunkStart
-                             filled(nc, zero),            // chunkLen
-                             filled(len, zero),           // tokenChunk
-                             filled(len, q),              // tokenPos
-                             filled(map.numSeqs, zero),   // seqFirstChunk
-                             filled(map.numSeqs, zero)};  // seqNumChunks
+                             filled(nc, zero),           // chunkStart
+                             filled(nc, zero),           // chunkLen
+                             filled(len, zero),          // tokenChunk
+                             filled(len, q),             // tokenPos
+                             filled(map.numSeqs, zero),  // seqFirstChunk
+                             filled(map.numSeqs, zero)}; // seqNumChunks
   auto seqLoop = scf::ForOp::create(
       b, loc, zero, map.numSeqs, one, init,
       [&](OpBuilder &sb, Location, Value i, ValueRange args) {
@@ -218,8 +218,8 @@ static void buildVarlenTables(OpBuilder &b, Location loc, ChunkMap &map,
         Value seqLen = arith::SubIOp::create(sb, loc, hi, lo);
         Value count = arith::CeilDivUIOp::create(sb, loc, seqLen, q);
         Value room = arith::SubIOp::create(sb, loc, nc, base);
-        count = arith::MinSIOp::create(sb, loc, count,
-                                       arith::MaxSIOp::create(sb, loc, room, zero));
+        count = arith::MinSIOp::create(
+            sb, loc, count, arith::MaxSIOp::create(sb, loc, room, zero));
         Value first = tensor::InsertOp::create(sb, loc, base, args[5], i);
         Value counts = tensor::InsertOp::create(sb, loc, count, args[6], i);
 
@@ -232,14 +232,18 @@ static void buildVarlenTables(OpBuilder &b, Location loc, ChunkMap &map,
                   cb, loc, lo, arith::MulIOp::create(cb, loc, j, q));
               Value valid = arith::MinSIOp::create(
                   cb, loc, q, arith::SubIOp::create(cb, loc, hi, start));
-              Value starts = tensor::InsertOp::create(cb, loc, start, cargs[0], k);
-              Value lens = tensor::InsertOp::create(cb, loc, valid, cargs[1], k);
+              Value starts =
+                  tensor::InsertOp::create(cb, loc, start, cargs[0], k);
+              Value lens =
+                  tensor::InsertOp::create(cb, loc, valid, cargs[1], k);
               auto tokenLoop = scf::ForOp::create(
                   cb, loc, zero, valid, one, ValueRange{cargs[2], cargs[3]},
                   [&](OpBuilder &tb, Location, Value pos, ValueRange targs) {
                     Value t = arith::AddIOp::create(tb, loc, start, pos);
-                    Value chunks = tensor::InsertOp::create(tb, loc, k, targs[0], t);
-                    Value poss = tensor::InsertOp::create(tb, loc, pos, targs[1], t);
+                    Value chunks =
+                        tensor::InsertOp::create(tb, loc, k, targs[0], t);
+                    Value poss =
+                        tensor::InsertOp::create(tb, loc, pos, targs[1], t);
                     scf::YieldOp::create(tb, loc, ValueRange{chunks, poss});
                   });
               scf::YieldOp::create(cb, loc,
@@ -320,8 +324,7 @@ Value ChunkMap::lastToken(OpBuilder &b, Location loc, Value c) const {
 
 Value ChunkMap::tokenBefore(OpBuilder &b, Location loc, Value c) const {
   Value zero = indexConst(b, loc, 0);
-  Value start =
-      arith::MulIOp::create(b, loc, c, indexConst(b, loc, chunkSize));
+  Value start = arith::MulIOp::create(b, loc, c, indexConst(b, loc, chunkSize));
   Value isFirst =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, zero);
   Value before = arith::SubIOp::create(b, loc, start, indexConst(b, loc, 1));

@@ -40,8 +40,8 @@ Value dimValue(OpBuilder &b, Location loc, Value tensor, int64_t dim);
 OpFoldResult dimFold(OpBuilder &b, Location loc, Value tensor, int64_t dim);
 
 /// tensor.empty of the given shape and element type.
-Value emptyTensor(OpBuilder &b, Location loc, llvm::ArrayRef<OpFoldResult> shape,
-                  Type elementType);
+Value emptyTensor(OpBuilder &b, Location loc,
+                  llvm::ArrayRef<OpFoldResult> shape, Type elementType);
 /// A tensor of the given shape filled with zero.
 Value zeroTensor(OpBuilder &b, Location loc, llvm::ArrayRef<OpFoldResult> shape,
                  Type elementType);

@@ -48,16 +48,15 @@ LogicalResult checkSSDToLinalgLowerable(Operation *op) {
                   "first (the ssd-cpu-pipeline does)";
       })
       .Case<ChunkCumsumOp>([](ChunkCumsumOp op) {
-        return requireStatic(op, {{"operand 'dt'", op.getDt(), {2}},
-                                  {"result 'dt_out'", op.getDtOut(), {1, 3}},
-                                  {"result 'dA_cumsum'", op.getDACumsum(),
-                                   {1, 3}}});
+        return requireStatic(
+            op, {{"operand 'dt'", op.getDt(), {2}},
+                 {"result 'dt_out'", op.getDtOut(), {1, 3}},
+                 {"result 'dA_cumsum'", op.getDACumsum(), {1, 3}}});
       })
       .Case<SegsumOp>([](SegsumOp op) {
-        return requireStatic(op, {{"operand 'dA_cumsum'", op.getDACumsum(),
-                                   {1, 3}},
-                                  {"result 'segsum'", op.getSegsum(),
-                                   {1, 3, 4}}});
+        return requireStatic(op,
+                             {{"operand 'dA_cumsum'", op.getDACumsum(), {1, 3}},
+                              {"result 'segsum'", op.getSegsum(), {1, 3, 4}}});
       })
       .Case<BmmOp>([](BmmOp op) {
         return requireStatic(op, {{"operand 'C'", op.getC(), {2, 3}},
@@ -65,29 +64,29 @@ LogicalResult checkSSDToLinalgLowerable(Operation *op) {
                                   {"result 'CB'", op.getCB(), {2, 3, 4}}});
       })
       .Case<ChunkStateOp>([](ChunkStateOp op) {
-        return requireStatic(
-            op, {{"operand 'x'", op.getX(), {2, 3}},
-                 {"operand 'B'", op.getB(), {2, 3}},
-                 {"operand 'dt'", op.getDt(), {1, 3}},
-                 {"operand 'dA_cumsum'", op.getDACumsum(), {1, 3}},
-                 {"result 'states'", op.getStates(), {2, 3, 4}}});
+        return requireStatic(op,
+                             {{"operand 'x'", op.getX(), {2, 3}},
+                              {"operand 'B'", op.getB(), {2, 3}},
+                              {"operand 'dt'", op.getDt(), {1, 3}},
+                              {"operand 'dA_cumsum'", op.getDACumsum(), {1, 3}},
+                              {"result 'states'", op.getStates(), {2, 3, 4}}});
       })
       .Case<StatePassingOp>([](StatePassingOp op) {
         return requireStatic(
-            op, {{"operand 'states'", op.getStates(), {2, 3, 4}},
-                 {"operand 'dA_cumsum'", op.getDACumsum(), {1, 3}},
-                 {"operand 'initial_states'", op.getInitialStates(),
-                  {1, 2, 3}}});
+            op,
+            {{"operand 'states'", op.getStates(), {2, 3, 4}},
+             {"operand 'dA_cumsum'", op.getDACumsum(), {1, 3}},
+             {"operand 'initial_states'", op.getInitialStates(), {1, 2, 3}}});
       })
       .Case<ChunkScanOp>([](ChunkScanOp op) {
-        return requireStatic(
-            op, {{"operand 'x'", op.getX(), {2, 3}},
-                 {"operand 'C'", op.getC(), {2, 3}},
-                 {"operand 'dt'", op.getDt(), {1, 3}},
-                 {"operand 'dA_cumsum'", op.getDACumsum(), {1, 3}},
-                 {"operand 'segsum'", op.getSegsum(), {1, 3, 4}},
-                 {"operand 'CB'", op.getCB(), {2, 3, 4}},
-                 {"operand 'states'", op.getStates(), {2, 3, 4}}});
+        return requireStatic(op,
+                             {{"operand 'x'", op.getX(), {2, 3}},
+                              {"operand 'C'", op.getC(), {2, 3}},
+                              {"operand 'dt'", op.getDt(), {1, 3}},
+                              {"operand 'dA_cumsum'", op.getDACumsum(), {1, 3}},
+                              {"operand 'segsum'", op.getSegsum(), {1, 3, 4}},
+                              {"operand 'CB'", op.getCB(), {2, 3, 4}},
+                              {"operand 'states'", op.getStates(), {2, 3, 4}}});
       })
       .Default([](Operation *op) {
         if (isa<SSDDialect>(op->getDialect()))

@@ -42,10 +42,9 @@ Value chunkSlice(OpBuilder &b, Location loc, Value chunked, Value c,
       type.getElementType());
   SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), c, b.getIndexAttr(0),
                                        b.getIndexAttr(0), b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {rows, b.getIndexAttr(1),
-                                     b.getIndexAttr(s.heads),
-                                     b.getIndexAttr(s.headDim),
-                                     b.getIndexAttr(s.state)};
+  SmallVector<OpFoldResult> sizes = {
+      rows, b.getIndexAttr(1), b.getIndexAttr(s.heads),
+      b.getIndexAttr(s.headDim), b.getIndexAttr(s.state)};
   SmallVector<OpFoldResult> strides(5, b.getIndexAttr(1));
   Value slice = tensor::ExtractSliceOp::create(b, loc, sliceType, chunked,
                                                offsets, sizes, strides);
@@ -66,16 +65,14 @@ Value storeChunk(OpBuilder &b, Location loc, Value value, Value chunked,
   value = tensor::ExpandShapeOp::create(
       b, loc, expandedType, value,
       SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}},
-      SmallVector<OpFoldResult>{rows, b.getIndexAttr(1),
-                                b.getIndexAttr(s.heads),
-                                b.getIndexAttr(s.headDim),
-                                b.getIndexAttr(s.state)});
+      SmallVector<OpFoldResult>{
+          rows, b.getIndexAttr(1), b.getIndexAttr(s.heads),
+          b.getIndexAttr(s.headDim), b.getIndexAttr(s.state)});
   SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), c, b.getIndexAttr(0),
                                        b.getIndexAttr(0), b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {rows, b.getIndexAttr(1),
-                                     b.getIndexAttr(s.heads),
-                                     b.getIndexAttr(s.headDim),
-                                     b.getIndexAttr(s.state)};
+  SmallVector<OpFoldResult> sizes = {
+      rows, b.getIndexAttr(1), b.getIndexAttr(s.heads),
+      b.getIndexAttr(s.headDim), b.getIndexAttr(s.state)};
   SmallVector<OpFoldResult> strides(5, b.getIndexAttr(1));
   return tensor::InsertSliceOp::create(b, loc, value, chunked, offsets, sizes,
                                        strides);
@@ -86,8 +83,7 @@ Value carryFactors(OpBuilder &b, Location loc, Value dA, Value c,
                    OpFoldResult rows, const StateShape &s, Value reset) {
   MLIRContext *ctx = b.getContext();
   auto sliceType = RankedTensorType::get(
-      {getConstantIntValue(rows).value_or(ShapedType::kDynamic), s.heads, 1,
-       1},
+      {getConstantIntValue(rows).value_or(ShapedType::kDynamic), s.heads, 1, 1},
       b.getF32Type());
   Value last = indexConst(b, loc, s.chunkSize - 1);
   SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0), c,
@@ -107,8 +103,8 @@ Value carryFactors(OpBuilder &b, Location loc, Value dA, Value c,
     maps.push_back(projectedMap(ctx, 2, {0}));
   }
   maps.push_back(b.getMultiDimIdentityMap(2));
-  Value init = emptyTensor(b, loc, {rows, b.getIndexAttr(s.heads)},
-                           b.getF32Type());
+  Value init =
+      emptyTensor(b, loc, {rows, b.getIndexAttr(s.heads)}, b.getF32Type());
   return linalg::GenericOp::create(
              b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
              iterators(2),
@@ -174,24 +170,23 @@ struct LowerStatePassing : OpConversionPattern<StatePassingOp> {
     Value states = adaptor.getStates();
     auto statesType = cast<RankedTensorType>(states.getType());
     auto outType = cast<RankedTensorType>(op.getOut().getType());
-    StateShape s{dimFold(rewriter, loc, states, 0), statesType.getDimSize(2),
-                 statesType.getDimSize(3), statesType.getDimSize(4),
-                 cast<RankedTensorType>(adaptor.getDACumsum().getType())
-                     .getDimSize(3)};
+    StateShape s{
+        dimFold(rewriter, loc, states, 0), statesType.getDimSize(2),
+        statesType.getDimSize(3), statesType.getDimSize(4),
+        cast<RankedTensorType>(adaptor.getDACumsum().getType()).getDimSize(3)};
     Value nc = numChunksOf(rewriter, loc, states, 1);
-    SmallVector<OpFoldResult> outShape = {s.batch, nc,
-                                          rewriter.getIndexAttr(s.heads),
-                                          rewriter.getIndexAttr(s.headDim),
-                                          rewriter.getIndexAttr(s.state)};
+    SmallVector<OpFoldResult> outShape = {
+        s.batch, nc, rewriter.getIndexAttr(s.heads),
+        rewriter.getIndexAttr(s.headDim), rewriter.getIndexAttr(s.state)};
     // Zero, so that the unused trailing chunks of varlen are defined.
     Value out = zeroTensor(rewriter, loc, outShape, outType.getElementType());
     auto [outFinal, finalStates] =
         adaptor.getCuSeqlens()
             ? lowerVarlen(rewriter, loc, adaptor, s, nc, out)
             : lowerRegular(rewriter, loc, adaptor, s, nc, out);
-    rewriter.replaceOp(
-        op, {castTo(rewriter, loc, outFinal, outType),
-             castTo(rewriter, loc, finalStates, op.getFinalStates().getType())});
+    rewriter.replaceOp(op, {castTo(rewriter, loc, outFinal, outType),
+                            castTo(rewriter, loc, finalStates,
+                                   op.getFinalStates().getType())});
     return success();
   }
 
@@ -225,8 +220,8 @@ struct LowerStatePassing : OpConversionPattern<StatePassingOp> {
           scf::YieldOp::create(nb, l, ValueRange{next, stored});
         });
     auto outType = cast<RankedTensorType>(out.getType());
-    Value finalStates = convertElements(b, loc, loop.getResult(0),
-                                        outType.getElementType());
+    Value finalStates =
+        convertElements(b, loc, loop.getResult(0), outType.getElementType());
     return {loop.getResult(1), finalStates};
   }
 
@@ -236,14 +231,13 @@ struct LowerStatePassing : OpConversionPattern<StatePassingOp> {
                                       Value nc, Value out) const {
     Value cu = adaptor.getCuSeqlens();
     Value one = indexConst(b, loc, 1), zero = indexConst(b, loc, 0);
-    Value numSeqs =
-        arith::SubIOp::create(b, loc, dimValue(b, loc, cu, 0), one);
+    Value numSeqs = arith::SubIOp::create(b, loc, dimValue(b, loc, cu, 0), one);
     // The op has no token operand; the largest L consistent with nc bounds
     // the token offsets (nc = ceil(L/Q) + s - 1).
     Value maxLen = arith::MulIOp::create(
         b, loc,
-        arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, nc, numSeqs),
-                              one),
+        arith::AddIOp::create(b, loc,
+                              arith::SubIOp::create(b, loc, nc, numSeqs), one),
         indexConst(b, loc, s.chunkSize));
     ChunkMap map = ChunkMap::build(b, loc, maxLen, nc, s.chunkSize, cu);
     auto outType = cast<RankedTensorType>(out.getType());
@@ -259,39 +253,39 @@ struct LowerStatePassing : OpConversionPattern<StatePassingOp> {
                                           b.getIndexAttr(s.headDim),
                                           b.getIndexAttr(s.state)};
     SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
-    auto stateSliceType = RankedTensorType::get(
-        {1, s.heads, s.headDim, s.state}, stateType);
+    auto stateSliceType =
+        RankedTensorType::get({1, s.heads, s.headDim, s.state}, stateType);
 
     auto seqLoop = scf::ForOp::create(
         b, loc, zero, numSeqs, one, ValueRange{out, finals},
         [&](OpBuilder &sb, Location l, Value i, ValueRange args) {
-          SmallVector<OpFoldResult> at = {i, sb.getIndexAttr(0),
-                                          sb.getIndexAttr(0),
-                                          sb.getIndexAttr(0)};
+          SmallVector<OpFoldResult> at = {
+              i, sb.getIndexAttr(0), sb.getIndexAttr(0), sb.getIndexAttr(0)};
           Value start =
-              initial ? convertElements(
-                            sb, l,
-                            tensor::ExtractSliceOp::create(
-                                sb, l, stateSliceType, initial, at, oneState,
-                                strides),
-                            sb.getF32Type())
+              initial ? convertElements(sb, l,
+                                        tensor::ExtractSliceOp::create(
+                                            sb, l, stateSliceType, initial, at,
+                                            oneState, strides),
+                                        sb.getF32Type())
                       : zeroTensor(sb, l, oneState, sb.getF32Type());
-          Value first =
-              tensor::ExtractOp::create(sb, l, map.seqFirstChunk, ValueRange{i});
+          Value first = tensor::ExtractOp::create(sb, l, map.seqFirstChunk,
+                                                  ValueRange{i});
           Value count =
               tensor::ExtractOp::create(sb, l, map.seqNumChunks, ValueRange{i});
           auto chunkLoop = scf::ForOp::create(
               sb, l, zero, count, one, ValueRange{start, args[0]},
               [&](OpBuilder &nb, Location nl, Value j, ValueRange cargs) {
                 Value k = arith::AddIOp::create(nb, nl, first, j);
-                Value stored = storeChunk(nb, nl, cargs[0], cargs[1], k, row, s);
+                Value stored =
+                    storeChunk(nb, nl, cargs[0], cargs[1], k, row, s);
                 Value carry = carryFactors(nb, nl, adaptor.getDACumsum(), k,
                                            row, s, Value());
                 Value add = chunkSlice(nb, nl, adaptor.getStates(), k, row, s);
                 Value next = stepState(nb, nl, cargs[0], carry, add);
                 scf::YieldOp::create(nb, nl, ValueRange{next, stored});
               });
-          Value last = convertElements(sb, l, chunkLoop.getResult(0), stateType);
+          Value last =
+              convertElements(sb, l, chunkLoop.getResult(0), stateType);
           Value newFinals = tensor::InsertSliceOp::create(
               sb, l, last, args[1], at, oneState, strides);
           scf::YieldOp::create(sb, l,
