@@ -2,10 +2,12 @@
 //
 // From ssd ops on tensors inside memref functions to the LLVM dialect:
 //   ssd-decompose -> convert-ssd-to-linalg -> canonicalize/CSE
-//   -> tile + vectorize the contractions (on tensors)
+//   -> ssd-cpu-tile-vectorize: per-chunk fusion, register tiles for the
+//      products, vector elementwise ops (on tensors)
 //   -> one-shot bufferize (function boundaries, identity layouts)
-//   -> hoist vector accumulators, remaining linalg to loops
-//   -> buffer deallocation -> vector/scf/memref/math/arith/func to LLVM.
+//   -> ssd-cpu-lower-vectors (FMAs, polynomial exp/log1p), linalg to loops
+//   -> buffer deallocation -> [parallel: scf.forall -> async runtime]
+//   -> vector/scf/memref/math/arith/func/cf/ub to LLVM.
 //
 //===----------------------------------------------------------------------===//
 #include "ssd/Conversion/Passes.h"
