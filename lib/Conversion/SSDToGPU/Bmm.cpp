@@ -47,9 +47,32 @@ KernelInfo buildBmmKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                          },
                          /*kContiguous=*/true};
     };
-    SmallVector<Value> acc =
-        mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state),
-                      rowOperand(cMat, i0), rowOperand(bMat, j0));
+    TileOperand cRows = rowOperand(cMat, i0), bRows = rowOperand(bMat, j0);
+    bool vectors = mm.usesMma() && p.state % kVectorWidth == 0;
+    auto vectorize = [&](TileOperand &op, Value mat, Value first) {
+      op.loadVector = [&, mat, first](Value kk, Value row) {
+        return e.loadVector(
+            mat, {batch, tokenAt(e, r, e.add(first, row)), group, kk},
+            kVectorWidth);
+      };
+      op.convertVector = [&, first](Value raw, Value, Value row) {
+        Value zero = e.splat(e.f32(0.0), kVectorWidth);
+        return e.select(e.lt(e.add(first, row), r.len), e.toF32Vector(raw),
+                        zero);
+      };
+    };
+    if (vectors) {
+      vectorize(cRows, cMat, i0);
+      vectorize(bRows, bMat, j0);
+    }
+    SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0),
+                                           e.idx(p.state), cRows, bRows);
+    if (vectors && !k.has("seq_idx") && edge % kVectorWidth == 0) {
+      mm.epilogueVector(acc, [&](Value row, Value col, Value v) {
+        e.storeVector(v, cb, {batch, c, group, e.add(i0, row), e.add(j0, col)});
+      });
+      return;
+    }
     mm.epilogue(acc, [&](Value row, Value col, Value v) {
       Value i = e.add(i0, row), j = e.add(j0, col);
       if (k.has("seq_idx")) {

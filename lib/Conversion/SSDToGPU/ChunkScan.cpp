@@ -14,6 +14,9 @@
 #include "KernelCommon.h"
 #include "TileMatmul.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
 using namespace mlir;
 
 namespace ssd {
@@ -82,6 +85,32 @@ void storeOutput(Emitter &e, const SSDProblem &p, const KernelFunc &k,
   });
 }
 
+/// As storeOutput for columns col..col+7 of one row (v a vector<8xf32>):
+/// 16-byte loads of x and z, one 16-byte store of y.
+void storeOutputVector(Emitter &e, const SSDProblem &p, const KernelFunc &k,
+                       const ScanBlock &s, Value row, Value col, Value v) {
+  Value i = e.add(s.i0, row);
+  e.ifThen(e.lt(i, s.r.len), [&] {
+    Value t = e.add(s.r.start, i);
+    SmallVector<Value> at = {s.batch, t, s.head, col};
+    if (k.has("D")) {
+      Value x = e.toF32Vector(e.loadVector(k.arg("x"), at, kVectorWidth));
+      Value d = p.perChannelD
+                    ? e.loadVector(k.arg("D"), {s.head, col}, kVectorWidth)
+                    : e.splat(e.loadF32(k.arg("D"), {s.head}), kVectorWidth);
+      v = math::FmaOp::create(e.b, d, x, v);
+    }
+    if (k.has("z")) {
+      Value z = e.loadVector(k.arg("z"), at, kVectorWidth);
+      Value gate = e.mapF32(z, [&](Value zt, int64_t) {
+        return e.divf(zt, e.addf(e.f32(1.0), e.exp(e.subf(e.f32(0.0), zt))));
+      });
+      v = e.mulf(v, gate);
+    }
+    e.storeVector(v, k.arg("y"), at);
+  });
+}
+
 } // namespace
 
 KernelInfo buildChunkScanKernel(ImplicitLocOpBuilder &b,
@@ -134,8 +163,6 @@ KernelInfo buildChunkScanKernel(ImplicitLocOpBuilder &b,
                       return e.select(colIn(col), v, e.f32(0.0));
                     },
                     /*kContiguous=*/true};
-  SmallVector<Value> acc =
-      mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), cScaled, state);
 
   // 2. Intra-chunk term, causal: j < min(i0 + T, len).
   TileOperand weights{[&](Value j, Value row) {
@@ -154,9 +181,59 @@ KernelInfo buildChunkScanKernel(ImplicitLocOpBuilder &b,
                    return e.select(colIn(col), v, e.f32(0.0));
                  },
                  /*kContiguous=*/false};
+  // 16-byte fills: rows of x, C and the states are whole vectors, the
+  // tile covers p exactly and CB rows hold whole vectors.
+  bool vectors = mm.usesMma() && cols == p.headDim &&
+                 p.state % kVectorWidth == 0 && p.chunk % kVectorWidth == 0;
+  if (vectors) {
+    cScaled.loadVector = [&](Value n, Value row) {
+      Value i = e.add(s.i0, row);
+      return e.loadVector(cMat, {s.batch, tokenAt(e, s.r, i), s.group, n},
+                          kVectorWidth);
+    };
+    cScaled.convertVector = [&](Value raw, Value, Value row) {
+      return e.mulf(e.toF32Vector(raw),
+                    e.splat(e.load(s.sScale, {row}), kVectorWidth));
+    };
+    state.loadVector = [&](Value n, Value col) {
+      return e.loadVector(states, {s.batch, s.c, s.head, col, n},
+                          kVectorWidth);
+    };
+    weights.loadVector = [&](Value j, Value row) {
+      Value iq = e.min(e.add(s.i0, row), e.idx(p.chunk - 1));
+      return e.loadVector(cb, {s.batch, s.c, s.group, iq, j}, kVectorWidth);
+    };
+    // CB[i,j] exp(min(dA_i - dA_j, 0)) dt_j on j <= i: one exp per
+    // element (a factored exp(dA_i) exp(-dA_j) can overflow).
+    weights.convertVector = [&](Value raw, Value j, Value row) {
+      Value i = e.add(s.i0, row);
+      Value dAi = e.load(s.sDA, {e.min(i, e.idx(p.chunk - 1))});
+      Value dAj = e.loadVector(s.sDA, {j}, kVectorWidth);
+      Value dtj = e.loadVector(s.sDt, {j}, kVectorWidth);
+      return e.mapF32(raw, [&](Value v, int64_t t) {
+        Value at = vector::ExtractOp::create(e.b, dAj, ArrayRef<int64_t>{t});
+        Value w = e.mulf(e.mulf(v, e.decay(e.subf(dAi, at))),
+                         vector::ExtractOp::create(e.b, dtj,
+                                                   ArrayRef<int64_t>{t}));
+        return e.select(e.le(e.add(j, e.idx(t)), i), w, e.f32(0.0));
+      });
+    };
+    xj.loadVector = [&](Value j, Value col) {
+      return e.loadVector(x, {s.batch, tokenAt(e, s.r, j), s.head, col},
+                          kVectorWidth);
+    };
+  }
+  SmallVector<Value> acc =
+      mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), cScaled, state);
   Value jEnd = e.min(e.add(s.i0, e.idx(rows)), s.r.len);
   acc = mm.accumulate(acc, e.idx(0), jEnd, weights, xj);
 
+  if (vectors) {
+    mm.epilogueVector(acc, [&](Value row, Value col, Value v) {
+      storeOutputVector(e, p, k, s, row, col, v);
+    });
+    return info;
+  }
   mm.epilogue(acc, [&](Value row, Value col, Value v) {
     storeOutput(e, p, k, s, row, col, v);
   });

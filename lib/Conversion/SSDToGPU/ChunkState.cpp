@@ -44,6 +44,15 @@ KernelInfo buildChunkStateKernel(ImplicitLocOpBuilder &b,
                                  gpu::GPUModuleOp module,
                                  const SSDProblem &p) {
   int64_t tileP = tileEdge(p.headDim), tileN = tileEdge(p.state);
+  // Tensor cores with 16-byte fills: one block covers all of n (up to
+  // 128) so that x is read once per chunk and head.
+  bool vectors = mmaElementType(p) && p.headDim % tileP == 0 &&
+                 p.state % kVectorWidth == 0 && p.state <= 128 &&
+                 TileMatmul::mmaFits(tileP, roundUp(p.state, 16),
+                                     tileDepth(p.chunk));
+  vectors = vectors && roundUp(p.state, 16) == p.state;
+  if (vectors)
+    tileN = p.state;
   int64_t tilesP = (p.headDim + tileP - 1) / tileP;
   int64_t tilesN = (p.state + tileN - 1) / tileN;
   KernelInfo info;
@@ -88,7 +97,28 @@ KernelInfo buildChunkStateKernel(ImplicitLocOpBuilder &b,
                    return e.select(in, v, e.f32(0.0));
                  },
                  /*kContiguous=*/false};
+  if (vectors) {
+    xw.loadVector = [&](Value l, Value row) {
+      return e.loadVector(x, {batch, tokenAt(e, r, l), head, e.add(p0, row)},
+                          kVectorWidth);
+    };
+    xw.convertVector = [&](Value raw, Value l, Value) {
+      return e.mulf(e.toF32Vector(raw),
+                    e.splat(e.load(w, {l}), kVectorWidth));
+    };
+    bl.loadVector = [&](Value l, Value row) {
+      return e.loadVector(bMat,
+                          {batch, tokenAt(e, r, l), group, e.add(n0, row)},
+                          kVectorWidth);
+    };
+  }
   SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
+  if (vectors) {
+    mm.epilogueVector(acc, [&](Value row, Value col, Value v) {
+      e.storeVector(v, states, {batch, c, head, e.add(p0, row), e.add(n0, col)});
+    });
+    return info;
+  }
   mm.epilogue(acc, [&](Value row, Value col, Value v) {
     Value pp = e.add(p0, row), nn = e.add(n0, col);
     e.ifThen(e.andi(e.lt(pp, e.idx(p.headDim)), e.lt(nn, e.idx(p.state))),

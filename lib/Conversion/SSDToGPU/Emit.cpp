@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -90,6 +91,40 @@ Value Emitter::dim(Value memref, int64_t d) {
   if (!type.isDynamicDim(d))
     return idx(type.getDimSize(d));
   return memref::DimOp::create(b, memref, d);
+}
+
+Value Emitter::loadVector(Value memref, ValueRange indices, int64_t width) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  return vector::LoadOp::create(b, VectorType::get({width}, element), memref,
+                                indices, /*nontemporal=*/false,
+                                llvm::MaybeAlign(16));
+}
+void Emitter::storeVector(Value v, Value memref, ValueRange indices) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  auto type = cast<VectorType>(v.getType());
+  if (type.getElementType() != element)
+    v = arith::TruncFOp::create(b, type.clone(element), v);
+  vector::StoreOp::create(b, v, memref, indices, /*nontemporal=*/false,
+                          llvm::MaybeAlign(16));
+}
+Value Emitter::toF32Vector(Value v) {
+  auto type = cast<VectorType>(v.getType());
+  if (type.getElementType().isF32())
+    return v;
+  return arith::ExtFOp::create(b, type.clone(b.getF32Type()), v);
+}
+Value Emitter::splat(Value scalar, int64_t width) {
+  return vector::BroadcastOp::create(
+      b, VectorType::get({width}, scalar.getType()), scalar);
+}
+Value Emitter::mapF32(Value v,
+                      llvm::function_ref<Value(Value, int64_t)> fn) {
+  v = toF32Vector(v);
+  int64_t width = cast<VectorType>(v.getType()).getNumElements();
+  SmallVector<Value> out;
+  for (int64_t t = 0; t < width; ++t)
+    out.push_back(fn(vector::ExtractOp::create(b, v, ArrayRef<int64_t>{t}), t));
+  return vector::FromElementsOp::create(b, cast<VectorType>(v.getType()), out);
 }
 
 Value Emitter::threadId() { return gpu::ThreadIdOp::create(b, gpu::Dimension::x); }

@@ -74,6 +74,19 @@ public:
   void store(Value v, Value memref, ValueRange indices);
   Value dim(Value memref, int64_t d);
 
+  // Vectors (16-byte accesses: callers guarantee the alignment).
+  /// `width` consecutive elements along the innermost dimension, in the
+  /// memref's element type.
+  Value loadVector(Value memref, ValueRange indices, int64_t width);
+  /// Narrows a float vector to the memref's element type and stores it.
+  void storeVector(Value v, Value memref, ValueRange indices);
+  /// Widens a float vector to f32.
+  Value toF32Vector(Value v);
+  Value splat(Value scalar, int64_t width);
+  /// f32 vector whose element t is fn(element t of `v`, t).
+  Value mapF32(Value v,
+               llvm::function_ref<Value(Value element, int64_t t)> fn);
+
   // Ids.
   Value threadId();
   Value blockId(mlir::gpu::Dimension d);

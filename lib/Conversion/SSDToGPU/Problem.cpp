@@ -322,7 +322,12 @@ Value KernelFunc::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
                                           gpu::AddressSpace::Workgroup);
   auto type = MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
                               space);
-  return func.addWorkgroupAttribution(type, func.getLoc());
+  Value buffer = func.addWorkgroupAttribution(type, func.getLoc());
+  // 16-byte alignment: ldmatrix rows and vector accesses need it.
+  func.setWorkgroupAttributionAttr(
+      func.getNumWorkgroupAttributions() - 1, "llvm.align",
+      IntegerAttr::get(IntegerType::get(func.getContext(), 64), 16));
+  return buffer;
 }
 
 KernelFunc createKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,

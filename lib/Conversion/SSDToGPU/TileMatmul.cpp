@@ -27,7 +27,8 @@ bool TileMatmul::mmaFits(int64_t tileM, int64_t tileN, int64_t tileK) {
 
 TileMatmul::TileMatmul(Emitter &e, KernelFunc &kernel, int64_t tileM,
                        int64_t tileN, int64_t tileK, Type mmaType)
-    : e(e), tileM(tileM), tileN(tileN), tileK(tileK), mmaType(mmaType) {
+    : e(e), kernel(kernel), tileM(tileM), tileN(tileN), tileK(tileK),
+      mmaType(mmaType) {
   if (mmaType && !mmaFits(tileM, tileN, tileK))
     this->mmaType = Type();
   if (usesMma()) {
@@ -35,10 +36,20 @@ TileMatmul::TileMatmul(Emitter &e, KernelFunc &kernel, int64_t tileM,
     warpsN = kWarps / warpsM;
     fragsM = tileM / 16 / warpsM;
     fragsN = tileN / 8 / warpsN;
+  } else {
+    assert(tileM % 16 == 0 && tileN % 16 == 0 && "SIMT tiles of 16x16 threads");
+  }
+}
+
+/// The single-stage buffers of the scalar fill, allocated on first use so
+/// that a product on the vector path only holds the shared memory it uses.
+void TileMatmul::allocateScalarBuffers() {
+  if (sA)
+    return;
+  if (usesMma()) {
     sA = kernel.sharedBuffer({tileM, tileK + kMmaPad}, mmaType);
     sB = kernel.sharedBuffer({tileN, tileK + kMmaPad}, mmaType);
   } else {
-    assert(tileM % 16 == 0 && tileN % 16 == 0 && "SIMT tiles of 16x16 threads");
     Type f32 = e.b.getF32Type();
     sA = kernel.sharedBuffer({tileK, tileM + kSimtPad}, f32);
     sB = kernel.sharedBuffer({tileK, tileN + kSimtPad}, f32);
@@ -182,6 +193,11 @@ SmallVector<Value> TileMatmul::mmaStep(ValueRange acc) {
 SmallVector<Value> TileMatmul::accumulate(ValueRange acc, Value kBegin,
                                           Value kEnd, const TileOperand &a,
                                           const TileOperand &b) {
+  if (usesMma() && a.loadVector && b.loadVector &&
+      (tileM * tileK) % (kVectorWidth * 32) == 0 &&
+      (tileN * tileK) % (kVectorWidth * 32) == 0)
+    return accumulateVector(acc, kBegin, kEnd, a, b);
+  allocateScalarBuffers();
   return e.forLoop(
       kBegin, kEnd, e.idx(tileK), acc,
       [&](Value k0, ValueRange cur) -> SmallVector<Value> {
@@ -192,6 +208,328 @@ SmallVector<Value> TileMatmul::accumulate(ValueRange acc, Value kBegin,
         e.barrier();
         return next;
       });
+}
+
+//===----------------------------------------------------------------------===//
+// The vector path: 16-byte global loads into registers one K slice ahead,
+// two shared stages, one barrier per slice.
+//===----------------------------------------------------------------------===//
+
+static constexpr int64_t kOutPad = 4;
+
+/// Bytes of the two stages of an operand with `rows` rows, either layout.
+int64_t TileMatmul::stageBytes(int64_t rows) const {
+  int64_t elements =
+      std::max(rows * (tileK + kMmaPad), tileK * (rows + kMmaPad));
+  return 2 * elements * mmaType.getIntOrFloatBitWidth() / 8;
+}
+int64_t TileMatmul::outBytes() const { return tileM * (tileN + kOutPad) * 4; }
+
+/// A view of the vector path's byte buffer, allocated on first use with
+/// room for the A and B stages and for the f32 output tile.
+Value TileMatmul::sharedView(int64_t byteOffset, ArrayRef<int64_t> shape,
+                             Type element) {
+  if (!flat) {
+    int64_t bytes =
+        std::max(stageBytes(tileM) + stageBytes(tileN), outBytes());
+    flat = kernel.sharedBuffer({bytes}, e.b.getI8Type());
+  }
+  auto flatType = cast<MemRefType>(flat.getType());
+  auto type = MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
+                              flatType.getMemorySpace());
+  return memref::ViewOp::create(e.b, type, flat, e.idx(byteOffset),
+                                ValueRange{});
+}
+
+/// Stage view of operand `slot` (0: A, 1: B): [2][rows][tileK + pad] when
+/// k is contiguous (ldmatrix), else [2][tileK][rows + pad]
+/// (ldmatrix.trans). Both layouts keep rows 16-byte aligned.
+Value TileMatmul::stagedView(int slot, bool kContiguous, int64_t rows) {
+  int64_t d0 = kContiguous ? rows : tileK;
+  int64_t d1 = kContiguous ? tileK + kMmaPad : rows + kMmaPad;
+  return sharedView(slot == 0 ? 0 : stageBytes(tileM), {2, d0, d1}, mmaType);
+}
+
+namespace {
+/// Where vector `v` of a rows x tileK slice goes: (k offset in the slice,
+/// row) of its first element.
+struct SliceVector {
+  Value kk, row;
+};
+SliceVector sliceVector(Emitter &e, Value v, bool kContiguous, int64_t rows,
+                        int64_t tileK) {
+  if (kContiguous) {
+    int64_t perRow = tileK / kVectorWidth;
+    return {e.mul(e.rem(v, e.idx(perRow)), kVectorWidth),
+            e.div(v, e.idx(perRow))};
+  }
+  int64_t perK = rows / kVectorWidth;
+  return {e.div(v, e.idx(perK)), e.mul(e.rem(v, e.idx(perK)), kVectorWidth)};
+}
+} // namespace
+
+/// Issues this thread's global loads of the slice at k0 (no shared access).
+SmallVector<Value> TileMatmul::loadSlice(const TileOperand &op, int64_t rows,
+                                         Value k0, Value kEnd) {
+  int64_t vectors = rows * tileK / kVectorWidth;
+  Value tid = e.threadId();
+  Value last = e.sub(kEnd, e.idx(1));
+  SmallVector<Value> raw;
+  for (int64_t r = 0; r * kThreads < vectors; ++r) {
+    // Threads past the slice repeat its last vector (and store nothing).
+    Value v = e.min(e.add(tid, e.idx(r * kThreads)), e.idx(vectors - 1));
+    SliceVector sv = sliceVector(e, v, op.kContiguous, rows, tileK);
+    Value k = e.add(k0, sv.kk);
+    if (op.kContiguous) {
+      Value lastStart = e.sub(last, e.rem(last, e.idx(kVectorWidth)));
+      raw.push_back(op.loadVector(e.min(k, lastStart), sv.row));
+    } else {
+      raw.push_back(op.loadVector(e.min(k, last), sv.row));
+    }
+  }
+  return raw;
+}
+
+/// Converts, masks and stores this thread's vectors of the slice at k0 into
+/// stage `stage` of `view`.
+void TileMatmul::storeSlice(const TileOperand &op, Value view, int64_t rows,
+                            ValueRange raw, Value stage, Value k0,
+                            Value kEnd) {
+  int64_t vectors = rows * tileK / kVectorWidth;
+  Value tid = e.threadId();
+  Value last = e.sub(kEnd, e.idx(1));
+  Type f32 = e.b.getF32Type();
+  auto f32Vec = VectorType::get({kVectorWidth}, f32);
+  auto mmaVec = VectorType::get({kVectorWidth}, mmaType);
+  Value zeros = arith::ConstantOp::create(
+      e.b, f32Vec, DenseElementsAttr::get(f32Vec, e.b.getF32FloatAttr(0.0)));
+  for (int64_t r = 0; r * kThreads < vectors; ++r) {
+    auto body = [&] {
+      Value v = e.add(tid, e.idx(r * kThreads));
+      SliceVector sv = sliceVector(e, v, op.kContiguous, rows, tileK);
+      Value k = e.add(k0, sv.kk);
+      Value kLoad;
+      if (op.kContiguous)
+        kLoad = e.min(k, e.sub(last, e.rem(last, e.idx(kVectorWidth))));
+      else
+        kLoad = e.min(k, last);
+      Value x = raw[r];
+      if (op.convertVector) {
+        x = op.convertVector(x, kLoad, sv.row);
+      } else if (cast<VectorType>(x.getType()).getElementType() != f32) {
+        x = arith::ExtFOp::create(e.b, f32Vec, x);
+      }
+      if (op.kContiguous) {
+        // Element t is in range when k + t < kEnd; a vector clamped back
+        // to the last in-range start (k != kLoad) is out of range whole.
+        Value avail = e.select(e.eq(k, kLoad), e.sub(kEnd, k), e.idx(0));
+        auto i32 = e.b.getI32Type();
+        auto i32Vec = VectorType::get({kVectorWidth}, i32);
+        SmallVector<int32_t> iota;
+        for (int64_t t = 0; t < kVectorWidth; ++t)
+          iota.push_back(t);
+        Value lanes = arith::ConstantOp::create(
+            e.b, i32Vec, DenseElementsAttr::get(i32Vec, ArrayRef(iota)));
+        Value availI32 = arith::IndexCastOp::create(
+            e.b, i32, e.min(avail, e.idx(kVectorWidth)));
+        Value bound = vector::BroadcastOp::create(e.b, i32Vec, availI32);
+        Value mask = arith::CmpIOp::create(e.b, arith::CmpIPredicate::slt,
+                                           lanes, bound);
+        x = arith::SelectOp::create(e.b, mask, x, zeros);
+      } else {
+        x = arith::SelectOp::create(e.b, e.lt(k, kEnd), x, zeros);
+      }
+      Value narrow = arith::TruncFOp::create(e.b, mmaVec, x);
+      SmallVector<Value> at = {stage, op.kContiguous ? sv.row : sv.kk,
+                               op.kContiguous ? sv.kk : sv.row};
+      vector::StoreOp::create(e.b, narrow, view, at, /*nontemporal=*/false,
+                              llvm::MaybeAlign(16));
+    };
+    if ((r + 1) * kThreads <= vectors)
+      body();
+    else
+      e.ifThen(e.lt(e.add(tid, e.idx(r * kThreads)), e.idx(vectors)), body);
+  }
+}
+
+/// One tileK slice of stage `stage` on the tensor cores. A row-contiguous
+/// operand sits k-major in shared memory and is read with ldmatrix.trans,
+/// which yields the same fragments.
+SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc, Value viewA,
+                                             bool aTrans, Value viewB,
+                                             bool bTrans, Value stage) {
+  Value lane = e.laneId();
+  Value warp = e.div(e.threadId(), e.idx(32));
+  Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
+  Value mBase = e.mul(wm, fragsM * 16), nBase = e.mul(wn, fragsN * 8);
+  Value l8 = e.rem(lane, e.idx(8)), l16 = e.rem(lane, e.idx(16));
+  Value hi8 = e.mul(e.div(lane, e.idx(16)), 8);            // (lane/16)*8
+  Value mid8 = e.mul(e.rem(e.div(lane, e.idx(8)), e.idx(2)), 8); // ((lane/8)%2)*8
+  auto aType = VectorType::get({4, 2}, mmaType);
+  auto bType = VectorType::get({2, 2}, mmaType);
+  bool pairB = fragsN % 2 == 0;
+  SmallVector<Value> next(acc.begin(), acc.end());
+  for (int64_t ks = 0; ks < tileK; ks += 16) {
+    SmallVector<Value> aFrags, bFrags;
+    for (int64_t i = 0; i < fragsM; ++i) {
+      Value m0 = e.add(mBase, e.idx(16 * i));
+      SmallVector<Value> at =
+          aTrans ? SmallVector<Value>{stage, e.add(e.add(hi8, l8), e.idx(ks)),
+                                      e.add(m0, mid8)}
+                 : SmallVector<Value>{stage, e.add(m0, l16),
+                                      e.add(hi8, e.idx(ks))};
+      aFrags.push_back(
+          nvgpu::LdMatrixOp::create(e.b, aType, viewA, at, aTrans, 4));
+    }
+    for (int64_t j = 0; j < fragsN; j += pairB ? 2 : 1) {
+      Value n0 = e.add(nBase, e.idx(8 * j));
+      if (pairB) {
+        SmallVector<Value> at =
+            bTrans ? SmallVector<Value>{stage, e.add(l16, e.idx(ks)),
+                                        e.add(n0, hi8)}
+                   : SmallVector<Value>{stage, e.add(e.add(n0, hi8), l8),
+                                        e.add(mid8, e.idx(ks))};
+        Value four = nvgpu::LdMatrixOp::create(e.b, aType, viewB, at, bTrans, 4);
+        // Rows 2h, 2h + 1 are fragment j + h (row moves only: they lower
+        // to register copies of the ldmatrix result).
+        Value undef = arith::ConstantOp::create(
+            e.b, bType,
+            DenseElementsAttr::get(bType, e.b.getZeroAttr(mmaType)));
+        for (int64_t h = 0; h < 2; ++h) {
+          Value frag = undef;
+          for (int64_t r = 0; r < 2; ++r) {
+            Value row = vector::ExtractOp::create(e.b, four,
+                                                  ArrayRef<int64_t>{2 * h + r});
+            frag = vector::InsertOp::create(e.b, row, frag,
+                                            ArrayRef<int64_t>{r});
+          }
+          bFrags.push_back(frag);
+        }
+      } else {
+        SmallVector<Value> at =
+            bTrans ? SmallVector<Value>{stage, e.add(l16, e.idx(ks)), n0}
+                   : SmallVector<Value>{stage, e.add(n0, l8),
+                                        e.add(mid8, e.idx(ks))};
+        bFrags.push_back(
+            nvgpu::LdMatrixOp::create(e.b, bType, viewB, at, bTrans, 2));
+      }
+    }
+    for (int64_t i = 0; i < fragsM; ++i)
+      for (int64_t j = 0; j < fragsN; ++j)
+        next[i * fragsN + j] =
+            mmaSync(e, aFrags[i], bFrags[j], next[i * fragsN + j]);
+  }
+  return next;
+}
+
+SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
+                                                Value kEnd,
+                                                const TileOperand &a,
+                                                const TileOperand &b) {
+  Value viewA = stagedView(0, a.kContiguous, tileM);
+  Value viewB = stagedView(1, b.kContiguous, tileN);
+  SmallVector<Type> accTypes(acc.getTypes());
+  size_t numAcc = acc.size();
+  return e.ifElse(
+      e.lt(kBegin, kEnd), accTypes,
+      [&]() -> SmallVector<Value> {
+        SmallVector<Value> rawA = loadSlice(a, tileM, kBegin, kEnd);
+        SmallVector<Value> rawB = loadSlice(b, tileN, kBegin, kEnd);
+        storeSlice(a, viewA, tileM, rawA, e.idx(0), kBegin, kEnd);
+        storeSlice(b, viewB, tileN, rawB, e.idx(0), kBegin, kEnd);
+        e.barrier();
+        SmallVector<Value> init(acc.begin(), acc.end());
+        llvm::append_range(init, rawA);
+        llvm::append_range(init, rawB);
+        init.push_back(e.idx(0));
+        size_t numA = rawA.size(), numRaw = rawA.size() + rawB.size();
+        SmallVector<Value> out = e.forLoop(
+            kBegin, kEnd, e.idx(tileK), init,
+            [&](Value k0, ValueRange cur) -> SmallVector<Value> {
+              ValueRange curAcc = cur.take_front(numAcc);
+              ValueRange curRaw = cur.slice(numAcc, numRaw);
+              Value stage = cur.back();
+              Value kNext = e.add(k0, e.idx(tileK));
+              Value hasNext = e.lt(kNext, kEnd);
+              SmallVector<Type> rawTypes(curRaw.getTypes());
+              SmallVector<Value> nextRaw = e.ifElse(
+                  hasNext, rawTypes,
+                  [&]() -> SmallVector<Value> {
+                    SmallVector<Value> r = loadSlice(a, tileM, kNext, kEnd);
+                    llvm::append_range(r, loadSlice(b, tileN, kNext, kEnd));
+                    return r;
+                  },
+                  [&]() -> SmallVector<Value> {
+                    return SmallVector<Value>(curRaw.begin(), curRaw.end());
+                  });
+              SmallVector<Value> result = mmaStepStaged(
+                  curAcc, viewA, !a.kContiguous, viewB, !b.kContiguous, stage);
+              Value nextStage = e.sub(e.idx(1), stage);
+              e.ifThen(hasNext, [&] {
+                storeSlice(a, viewA, tileM,
+                           ValueRange(nextRaw).take_front(numA), nextStage,
+                           kNext, kEnd);
+                storeSlice(b, viewB, tileN,
+                           ValueRange(nextRaw).drop_front(numA), nextStage,
+                           kNext, kEnd);
+              });
+              e.barrier();
+              llvm::append_range(result, nextRaw);
+              result.push_back(nextStage);
+              return result;
+            });
+        out.resize(numAcc);
+        return out;
+      },
+      [&]() -> SmallVector<Value> {
+        return SmallVector<Value>(acc.begin(), acc.end());
+      });
+}
+
+void TileMatmul::epilogueVector(
+    ValueRange acc, llvm::function_ref<void(Value, Value, Value)> store) {
+  assert(usesMma() && tileN % kVectorWidth == 0 && "tensor-core tiles");
+  Type f32 = e.b.getF32Type();
+  // The output tile reuses the stage buffers once every thread is past
+  // the products.
+  Value sOut = sharedView(0, {tileM, tileN + kOutPad}, f32);
+  e.barrier();
+  Value lane = e.laneId();
+  Value warp = e.div(e.threadId(), e.idx(32));
+  Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
+  Value row0 = e.add(e.mul(wm, fragsM * 16), e.div(lane, e.idx(4)));
+  Value col0 = e.add(e.mul(wn, fragsN * 8), e.mul(e.rem(lane, e.idx(4)), 2));
+  for (int64_t i = 0; i < fragsM; ++i)
+    for (int64_t j = 0; j < fragsN; ++j)
+      for (int64_t r = 0; r < 2; ++r) {
+        Value pair = vector::ExtractOp::create(e.b, acc[i * fragsN + j],
+                                               ArrayRef<int64_t>{r});
+        vector::StoreOp::create(
+            e.b, pair, sOut,
+            ValueRange{e.add(row0, e.idx(16 * i + 8 * r)),
+                       e.add(col0, e.idx(8 * j))},
+            /*nontemporal=*/false, llvm::MaybeAlign(8));
+      }
+  e.barrier();
+  int64_t perRow = tileN / kVectorWidth, vectors = tileM * perRow;
+  auto vecType = VectorType::get({kVectorWidth}, f32);
+  Value tid = e.threadId();
+  for (int64_t r = 0; r * kThreads < vectors; ++r) {
+    auto body = [&] {
+      Value v = e.add(tid, e.idx(r * kThreads));
+      Value row = e.div(v, e.idx(perRow));
+      Value col = e.mul(e.rem(v, e.idx(perRow)), kVectorWidth);
+      Value x = vector::LoadOp::create(e.b, vecType, sOut, ValueRange{row, col},
+                                       /*nontemporal=*/false,
+                                       llvm::MaybeAlign(16));
+      store(row, col, x);
+    };
+    if ((r + 1) * kThreads <= vectors)
+      body();
+    else
+      e.ifThen(e.lt(e.add(tid, e.idx(r * kThreads)), e.idx(vectors)), body);
+  }
+  e.barrier();
 }
 
 void TileMatmul::epilogue(

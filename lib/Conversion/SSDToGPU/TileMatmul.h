@@ -29,7 +29,25 @@ struct TileOperand {
   /// Consecutive k are adjacent in global memory (the fill then walks k
   /// fastest so that a warp's loads coalesce), else consecutive rows are.
   bool kContiguous = false;
+  /// Optional vector fill for tensor-core tiles, used when both operands
+  /// have one: kVectorWidth consecutive elements along the contiguous
+  /// dimension starting at (k, row) as one raw vector (16-byte global loads
+  /// of vector<8xbf16>, or two of vector<8xf32>). kContiguous: k is a
+  /// multiple of 8 no larger than the last in-range k rounded down to 8,
+  /// and the product zeroes the elements at k >= kEnd. Else: row is a
+  /// multiple of 8, k is clamped into range and the product zeroes the
+  /// whole vector when k >= kEnd; every row of the tile must be valid
+  /// memory. The loads of the next K slice are issued before the current
+  /// slice's products (two shared stages, one barrier per slice).
+  std::function<Value(Value k, Value row)> loadVector;
+  /// Optional: the raw vector of loadVector, called after the products of
+  /// the previous slice, to vector<8xf32> (scaling, decays); element
+  /// conversion when absent.
+  std::function<Value(Value raw, Value k, Value row)> convertVector;
 };
+
+/// Elements per vector of TileOperand::loadVector.
+inline constexpr int64_t kVectorWidth = 8;
 
 class TileMatmul {
 public:
@@ -51,18 +69,47 @@ public:
   /// thread owns (row < tileM, col < tileN).
   void epilogue(ValueRange acc,
                 llvm::function_ref<void(Value row, Value col, Value v)> store);
+  /// As epilogue, through shared memory: calls `store(row, col, v)` with
+  /// v a vector<8xf32> of columns col..col+7 (col a multiple of 8), the
+  /// threads of a warp on consecutive vectors of a row, so that 16-byte
+  /// stores coalesce. Tensor-core tiles only; ends with a barrier.
+  void epilogueVector(
+      ValueRange acc,
+      llvm::function_ref<void(Value row, Value col, Value v)> store);
 
 private:
   void fill(Value shared, const TileOperand &op, int64_t rows, Value k0,
             Value kEnd);
   llvm::SmallVector<Value> simtStep(ValueRange acc);
   llvm::SmallVector<Value> mmaStep(ValueRange acc);
+  void allocateScalarBuffers();
+
+  // The pipelined vector path.
+  llvm::SmallVector<Value> accumulateVector(ValueRange acc, Value kBegin,
+                                            Value kEnd, const TileOperand &a,
+                                            const TileOperand &b);
+  Value sharedView(int64_t byteOffset, llvm::ArrayRef<int64_t> shape,
+                   Type element);
+  Value stagedView(int slot, bool kContiguous, int64_t rows);
+  llvm::SmallVector<Value> loadSlice(const TileOperand &op, int64_t rows,
+                                     Value k0, Value kEnd);
+  void storeSlice(const TileOperand &op, Value view, int64_t rows,
+                  ValueRange raw, Value stage, Value k0, Value kEnd);
+  llvm::SmallVector<Value> mmaStepStaged(ValueRange acc, Value viewA,
+                                         bool aTrans, Value viewB,
+                                         bool bTrans, Value stage);
 
   Emitter &e;
+  KernelFunc &kernel;
   int64_t tileM, tileN, tileK;
   Type mmaType;
   int64_t warpsM = 1, warpsN = 1, fragsM = 1, fragsN = 1; // MMA layout
   Value sA, sB;
+  /// One byte buffer for the vector path: the two-stage A and B slices
+  /// (viewed per layout), reused by epilogueVector for the output tile.
+  Value flat;
+  int64_t stageBytes(int64_t rows) const;
+  int64_t outBytes() const;
 };
 
 } // namespace gpu_lowering

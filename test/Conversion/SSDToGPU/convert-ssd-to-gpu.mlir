@@ -19,21 +19,35 @@
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @ssd_chunk_cumsum(%{{.*}}: memref<1x?x80xf32>, %{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %{{.*}}: memref<1x80x?x128xf32>, %{{.*}}: memref<1x80x?x128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK: math.log1p
-// CHECK: gpu.func @ssd_bmm(%{{.*}}: memref<1x?x1x128xbf16>, %{{.*}}: memref<1x?x1x128xbf16>, %{{.*}}: memref<1x?x1x128x128xf32>) workgroup(%{{.*}}: memref<64x40xbf16, #gpu.address_space<workgroup>>, %{{.*}}: memref<64x40xbf16, #gpu.address_space<workgroup>>) kernel
-// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x40xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
-// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<64x40xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
+// The products fill two shared stages (one 16-byte aligned byte buffer,
+// viewed per layout) from 16-byte global loads issued a slice ahead.
+// CHECK: gpu.func @ssd_bmm(%{{.*}}: memref<1x?x1x128xbf16>, %{{.*}}: memref<1x?x1x128xbf16>, %{{.*}}: memref<1x?x1x128x128xf32>) workgroup(%{{.*}} : memref<20480xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x?x1x128xbf16>, vector<8xbf16>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<2x64x40xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// Token-major operands (x, B) sit k-major in shared memory and are read
+// with ldmatrix.trans; the states tile leaves through shared memory in
+// 16-byte stores.
 // CHECK: gpu.func @ssd_chunk_state(
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<2x32x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<2x32x136xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // CHECK: nvvm.mma.sync
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<1x?x80x64x128xf32>, vector<8xf32>
 // CHECK: gpu.func @ssd_state_passing(
 // CHECK: gpu.func @ssd_chunk_scan(
-// CHECK: nvgpu.ldmatrix
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvvm.mma.sync
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<2x32x72xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK: nvvm.mma.sync
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<1x?x80x64xbf16>, vector<8xbf16>
 
 // The SIMT variant keeps every product in f32 FMAs.
 // SIMT-LABEL: gpu.module @ssd_kernels
 // SIMT-NOT: mma.sync
-// SIMT: gpu.func @ssd_bmm({{.*}}) workgroup(%{{.*}}: memref<32x65xf32, #gpu.address_space<workgroup>>, %{{.*}}: memref<32x65xf32, #gpu.address_space<workgroup>>)
+// SIMT: gpu.func @ssd_bmm({{.*}}) workgroup(%{{.*}} : memref<32x65xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<32x65xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // SIMT: math.fma
 func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {
   %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>

@@ -11,7 +11,8 @@
 // The Mamba-2 2.7B layer in bf16 through the whole unfused pipeline: PTX for
 // sm_90a that ptxas assembles, five kernels, the tile products of bmm,
 // chunk_state and chunk_scan on tensor cores (ldmatrix + mma.sync m16n8k16
-// bf16 with f32 accumulation), 64-bit addressing.
+// bf16 with f32 accumulation, token-major operands through ldmatrix.trans),
+// 16-byte global loads and stores, 64-bit addressing.
 
 // CHECK: .target sm_90a
 // CHECK-DAG: .visible .entry ssd_chunk_cumsum(
@@ -20,7 +21,9 @@
 // CHECK-DAG: .visible .entry ssd_state_passing(
 // CHECK-DAG: .visible .entry ssd_chunk_scan(
 // CHECK-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// CHECK-DAG: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+// CHECK-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// CHECK-DAG: ld.global.v4.b32
+// CHECK-DAG: st.global.v4.b32
 // CHECK-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 // SIMT-NOT: mma.sync

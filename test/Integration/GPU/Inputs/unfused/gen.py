@@ -1,7 +1,7 @@
 # Generates MLIR for each test case, compiles it with ssd-gpu-unfused-pipeline
 # (format=bin), writes <case>.cubin and <case>.json (the ssd.launch dict + case).
-import json, re, subprocess, sys
-OPT = '/work/main/build-gpu/bin/ssd-opt'
+import json, os, re, subprocess, sys
+OPT = os.environ.get('SSD_OPT', '/work/main/build-gpu/bin/ssd-opt')
 def T(shape, el): return 'tensor<' + 'x'.join(str(d) for d in shape) + 'x' + el + '>'
 def case_mlir(c):
     h,p,n,g,Q = c['h'],c['p'],c['n'],c['g'],c['Q']
