@@ -15,8 +15,9 @@
 using namespace mlir;
 using namespace ssd;
 
-/// The registered name of the unfused GPU pipeline.
+/// The registered names of the GPU pipelines.
 static constexpr llvm::StringLiteral kUnfusedPipeline = "ssd-gpu-unfused-pipeline";
+static constexpr llvm::StringLiteral kFusedPipeline = "ssd-gpu-fused-pipeline";
 
 static CompileError usage(std::string message) { return {std::move(message), true}; }
 static CompileError compilerError(std::string message) {
@@ -43,19 +44,21 @@ static std::optional<CompileError> writeFile(const std::string &path,
   return std::nullopt;
 }
 
-static std::optional<CompileError> runPipeline(ModuleOp module) {
-  const PassPipelineInfo *pipeline = PassPipelineInfo::lookup(kUnfusedPipeline);
+static std::optional<CompileError> runPipeline(ModuleOp module,
+                                               llvm::StringRef strategy) {
+  llvm::StringRef name =
+      strategy == "fused" ? kFusedPipeline : kUnfusedPipeline;
+  const PassPipelineInfo *pipeline = PassPipelineInfo::lookup(name);
   if (!pipeline)
-    return usage("--strategy unfused: the GPU pipeline (" +
-                 kUnfusedPipeline.str() +
-                 ") is not built into this ssd-compile");
+    return usage("--strategy " + strategy.str() + ": the GPU pipeline (" +
+                 name.str() + ") is not built into this ssd-compile");
   PassManager pm(module->getContext());
   std::string optionError;
   if (failed(pipeline->addToPipeline(pm, "", [&](const llvm::Twine &msg) {
         optionError = msg.str();
         return failure();
       })))
-    return compilerError(kUnfusedPipeline.str() + ": " + optionError);
+    return compilerError(name.str() + ": " + optionError);
   if (failed(pm.run(module)))
     return compilerError("the GPU lowering failed");
   return std::nullopt;
@@ -70,10 +73,7 @@ ssd::compileModule(ModuleOp module, std::optional<LayerSpec> spec,
   if (options.target != "sm_90a")
     return usage("--target: unknown target '" + options.target +
                  "' (expected sm_90a or cpu)");
-  if (options.strategy == "fused")
-    return usage("--strategy fused: the fused persistent kernel is not built "
-                 "yet (use --strategy unfused)");
-  if (options.strategy != "unfused")
+  if (options.strategy != "unfused" && options.strategy != "fused")
     return usage("--strategy: unknown strategy '" + options.strategy +
                  "' (expected fused or unfused)");
 
@@ -89,7 +89,7 @@ ssd::compileModule(ModuleOp module, std::optional<LayerSpec> spec,
   if (!options.fromLowered) {
     if (failed(verify(module)))
       return usage("the input module does not verify");
-    if (std::optional<CompileError> err = runPipeline(module))
+    if (std::optional<CompileError> err = runPipeline(module, options.strategy))
       return err;
   }
 

@@ -60,7 +60,11 @@ void ssd::buildGPUUnfusedPipeline(OpPassManager &pm,
   convert.features = options.features;
   convert.tensorCores = options.tensorCores;
   pm.addPass(createConvertSSDToGPU(convert));
+  buildGPUKernelsToBinary(pm, options);
+}
 
+void ssd::buildGPUKernelsToBinary(OpPassManager &pm,
+                                  const GPUPipelineOptions &options) {
   pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());

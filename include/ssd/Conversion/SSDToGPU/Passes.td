@@ -44,4 +44,48 @@ def ConvertSSDToGPU : Pass<"convert-ssd-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertSSDFusedToGPU
+    : Pass<"convert-ssd-fused-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower one ssd.fused to one persistent GPU kernel";
+  let description = [{
+    Takes a builtin.module holding one func.func whose body is one
+    `ssd.fused` (the result of `ssd-decompose` and `ssd-fuse`) over the
+    function's tensor arguments, and replaces it by `gpu.module
+    @ssd_kernels` with ONE persistent `gpu.func @ssd_fused`, launched on
+    `num_sms * 2` blocks of 256 threads. Blocks take work items through a
+    global atomic ticket in a fixed order (initial states into their slots,
+    chunk cumsums, CB per group, then per (batch, chunk, head, p-block) the
+    chain chunk_state -> state_passing -> chunk_scan, then the final
+    states), so that every item waits only for earlier tickets and the
+    kernel cannot deadlock. Hand-offs are release stores and acquire spins
+    at device scope on counters in `zero_init` workspaces (`ticket`,
+    `cumsum_ready`, `cb_ready`, `state_turn`); the passed states live in the
+    `passed_states` workspace in the state precision, decays in f32.
+
+    The launch is described by `ssd.launch` in the schema of
+    `convert-ssd-to-gpu` (docs/runtime.md). Matrix products use mma.sync
+    tensor cores for bf16/f16 when `tensor-cores` is set.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "Target chip of the #nvvm.target attached to the gpu.module">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+           "PTX features of the #nvvm.target">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Use mma.sync for the bf16/f16 matrix products">,
+    Option<"pBlock", "p-block", "int64_t", /*default=*/"64",
+           "Headdim rows per chain item when ssd.fused has no p_block "
+           "(the largest power of two up to this that divides headdim)">,
+    Option<"keepFunc", "keep-func", "bool", /*default=*/"false",
+           "Keep the source function (for inspection) instead of erasing it">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // SSD_CONVERSION_SSDTOGPU_PASSES_TD

@@ -35,6 +35,22 @@ struct GPUPipelineOptions {
 void buildGPUUnfusedPipeline(mlir::OpPassManager &pm,
                              const GPUPipelineOptions &options);
 
+/// Appends the passes shared by the GPU pipelines after their convert-ssd-*
+/// pass: the NVVM lowering of gpu.module @ssd_kernels (64-bit indices) and
+/// gpu-module-to-binary in `options.format`.
+void buildGPUKernelsToBinary(mlir::OpPassManager &pm,
+                             const GPUPipelineOptions &options);
+
+/// Appends ssd-decompose, ssd-fuse, convert-ssd-fused-to-gpu (one
+/// persistent kernel) and the shared NVVM/binary tail. `pBlock` is the
+/// headdim rows of a work item (0: the lowering's choice).
+void buildGPUFusedPipeline(mlir::OpPassManager &pm,
+                           const GPUPipelineOptions &options,
+                           int64_t pBlock = 0);
+
+/// Registers `ssd-gpu-fused-pipeline` with the pass registry.
+void registerGPUFusedPipeline();
+
 /// Adds what gpu-module-to-binary needs to the registry of a tool running
 /// the pipeline: the LLVM IR translations of the llvm, nvvm and gpu dialects
 /// and the #nvvm.target serialisation interface.

@@ -1,0 +1,288 @@
+//===- ChainItem.cpp - chunk_state -> state_passing -> chunk_scan ---------===//
+//
+// The chain item (b, c, h, pb) owns rows [p0, p0 + pBlock) of head h's
+// state and output on chunk c:
+//   1. waits for the chunk's cumsum and CB (acquire), stages dA_cumsum and
+//      dt of (b, h, c) and the chunk-state weights in shared memory;
+//   2. chunk state: S = sum_l (x_l w_l) B_l^T on the tensor cores, one
+//      dstate tile at a time;
+//   3. state passing: waits until turn[b,h,pb] = c + 1, then
+//      slot(c) + 1 <- carry * slot(c) + S in fp32, and turn <- c + 2;
+//   4. chunk scan: y = exp(dA) C slot(c) + (CB o decay o dt) x + D x, gated
+//      by z, one row tile of the chunk at a time.
+// The serial part (3) is a load, an FMA and a store per element; the scan
+// (4) of this item overlaps the next chunk's chain step.
+//
+//===----------------------------------------------------------------------===//
+#include "../TileMatmul.h"
+#include "FusedKernel.h"
+#include "Sync.h"
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+namespace fused {
+
+namespace {
+
+struct ChainItem {
+  Value row, c, head, group, pb, p0;
+  ChunkPlace place;
+  Value sDA, sDt, sW; // shared, chunk-length: dA_cumsum, dt, state weights
+};
+
+/// Tile depth of a product: the unfused choice on the tensor cores, 16 for
+/// the f32 path so that the three products' shared slices fit together.
+int64_t depthFor(const SSDProblem &p, int64_t k) {
+  return mmaElementType(p) ? tileDepth(k) : 16;
+}
+
+/// Thread 0 waits for the chunk's cumsum and CB; then the block reads them.
+void waitForChunkInputs(FusedBuild &f, const ChainItem &it) {
+  Emitter &e = f.e;
+  Value chunkIndex = e.add(e.mul(it.row, f.numChunks), it.c);
+  Value cbIndex = e.add(e.mul(chunkIndex, f.p.groups), it.group);
+  e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+    spinUntilAtLeast(e, counterPointer(e, f.arg("cumsum_ready"), chunkIndex),
+                     e.idx(1));
+    spinUntilAtLeast(e, counterPointer(e, f.arg("cb_ready"), cbIndex),
+                     e.idx(1));
+  });
+  e.barrier();
+  fenceDevice(e);
+}
+
+/// Shared dA_cumsum, dt and the chunk-state weights
+/// w_l = exp(min(dA[Q-1] - dA[l], 0)) dt_l (zero past the chunk and, with
+/// seq_idx, for tokens of a sequence other than the chunk's last one).
+void stageChunk(FusedBuild &f, ChainItem &it) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  Type f32 = e.b.getF32Type();
+  it.sDA = f.k.sharedBuffer({p.chunk}, f32);
+  it.sDt = f.k.sharedBuffer({p.chunk}, f32);
+  it.sW = f.k.sharedBuffer({p.chunk}, f32);
+  Value dA = f.arg("dA_cumsum"), dt = f.arg("dt_out");
+  e.forLoop(e.threadId(), e.idx(p.chunk), e.idx(kThreads), [&](Value l) {
+    e.store(e.loadF32(dA, {it.row, it.head, it.c, l}), it.sDA, {l});
+    e.store(e.loadF32(dt, {it.row, it.head, it.c, l}), it.sDt, {l});
+  });
+  e.barrier();
+  Value last = e.load(it.sDA, {e.idx(p.chunk - 1)});
+  Value lastId;
+  if (f.has("seq_idx"))
+    lastId =
+        e.load(f.arg("seq_idx"), {it.row, lastTokenOf(e, p, it.c, f.seqLen)});
+  const ChunkRange &r = it.place.range;
+  e.forLoop(e.threadId(), e.idx(p.chunk), e.idx(kThreads), [&](Value l) {
+    Value w =
+        e.mulf(e.decay(e.subf(last, e.load(it.sDA, {l}))), e.load(it.sDt, {l}));
+    Value keep = e.lt(l, r.len);
+    if (lastId)
+      keep = e.andi(
+          keep,
+          e.eq(e.load(f.arg("seq_idx"), {it.row, tokenAt(e, r, l)}), lastId));
+    e.store(e.select(keep, w, e.f32(0.0)), it.sW, {l});
+  });
+  e.barrier();
+}
+
+/// The decay carried from slot(c) to slot(c) + 1: exp(min(dA[Q-1], 0)), or
+/// zero where seq_idx changes inside the chunk.
+Value stateCarry(FusedBuild &f, const ChainItem &it) {
+  Emitter &e = f.e;
+  Value carry = e.decay(e.load(it.sDA, {e.idx(f.p.chunk - 1)}));
+  if (!f.has("seq_idx"))
+    return carry;
+  Value si = f.arg("seq_idx");
+  Value reset = e.ne(e.load(si, {it.row, lastTokenOf(e, f.p, it.c, f.seqLen)}),
+                     e.load(si, {it.row, tokenBefore(e, f.p, it.c)}));
+  return e.select(reset, e.f32(0.0), carry);
+}
+
+/// Steps 2 and 3: the chunk state tile by tile, folded into the passed
+/// state under the turn counter.
+void chunkStateAndPass(FusedBuild &f, const ChainItem &it) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  int64_t pBlock = f.plan.pBlock;
+  int64_t tileP = roundUp(pBlock, 16), tileN = tileEdge(p.state);
+  int64_t tilesN = (p.state + tileN - 1) / tileN;
+  TileMatmul mm(e, f.k, tileP, tileN, depthFor(p, p.chunk), mmaElementType(p));
+  const ChunkRange &r = it.place.range;
+  Value x = f.arg("x"), bMat = f.arg("B"), slots = f.arg("passed_states");
+  Value turns = f.arg("state_turn");
+  Value turn = turnIndex(f, it.row, it.head, it.pb);
+  Value carry = stateCarry(f, it);
+  Value slot = it.place.slot, nextSlot = e.add(it.place.slot, 1);
+
+  // A(l, pp) = x[l, p0 + pp] w_l,  B(l, nn) = B[l, n0 + nn].
+  TileOperand xw{
+      [&](Value l, Value rr) {
+        Value in = e.lt(rr, e.idx(pBlock));
+        Value col = e.add(it.p0, e.min(rr, e.idx(pBlock - 1)));
+        Value v = e.loadF32(x, {it.row, tokenAt(e, r, l), it.head, col});
+        return e.select(in, e.mulf(v, e.load(it.sW, {l})), e.f32(0.0));
+      },
+      /*kContiguous=*/false};
+  for (int64_t nt = 0; nt < tilesN; ++nt) {
+    int64_t n0 = nt * tileN;
+    TileOperand bl{[&](Value l, Value cc) {
+                     Value nn = e.add(e.idx(n0), cc);
+                     Value in = e.lt(nn, e.idx(p.state));
+                     Value v =
+                         e.loadF32(bMat, {it.row, tokenAt(e, r, l), it.group,
+                                          e.min(nn, e.idx(p.state - 1))});
+                     return e.select(in, v, e.f32(0.0));
+                   },
+                   /*kContiguous=*/false};
+    SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
+    if (nt == 0)
+      blockAcquire(e, turns, turn, e.add(it.c, 1));
+    mm.epilogue(acc, [&](Value rr, Value cc, Value v) {
+      Value nn = e.add(e.idx(n0), cc);
+      Value in =
+          e.andi(e.andi(e.lt(rr, e.idx(pBlock)), e.lt(nn, e.idx(p.state))),
+                 it.place.used);
+      e.ifThen(in, [&] {
+        Value pp = e.add(it.p0, rr);
+        Value prev = e.loadF32(slots, {it.row, slot, it.head, pp, nn});
+        e.store(e.fma(carry, prev, v), slots,
+                {it.row, nextSlot, it.head, pp, nn});
+      });
+    });
+  }
+  blockRelease(e, turns, turn, e.add(it.c, 2));
+}
+
+/// y = acc + D x, gated by z, for the valid tokens and this item's columns.
+void storeOutput(FusedBuild &f, const ChainItem &it, Value i, Value col,
+                 Value v) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  e.ifThen(e.andi(e.lt(i, it.place.range.len), e.lt(col, e.idx(f.plan.pBlock))),
+           [&] {
+             Value pp = e.add(it.p0, col);
+             Value t = e.add(it.place.range.start, i);
+             SmallVector<Value> at = {it.row, t, it.head, pp};
+             if (f.has("D")) {
+               Value d = p.perChannelD ? e.loadF32(f.arg("D"), {it.head, pp})
+                                       : e.loadF32(f.arg("D"), {it.head});
+               v = e.fma(d, e.loadF32(f.arg("x"), at), v);
+             }
+             if (f.has("z")) {
+               // z * sigmoid(z) = z / (1 + exp(-z)).
+               Value z = e.loadF32(f.arg("z"), at);
+               Value gate =
+                   e.divf(z, e.addf(e.f32(1.0), e.exp(e.subf(e.f32(0.0), z))));
+               v = e.mulf(v, gate);
+             }
+             e.store(v, f.arg("y"), at);
+           });
+}
+
+/// Step 4: the chunk's output rows, T at a time.
+void chunkScan(FusedBuild &f, const ChainItem &it) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  int64_t pBlock = f.plan.pBlock;
+  int64_t rows = tileEdge(p.chunk), cols = roundUp(pBlock, 16);
+  TileMatmul mm(e, f.k, rows, cols, depthFor(p, std::min(p.state, p.chunk)),
+                mmaElementType(p));
+  Value sScale = f.k.sharedBuffer({rows}, e.b.getF32Type());
+  const ChunkRange &r = it.place.range;
+  Value cMat = f.arg("C"), cb = f.arg("CB"), x = f.arg("x");
+  Value slots = f.arg("passed_states");
+  Value startId;
+  if (f.has("seq_idx"))
+    startId = e.load(f.arg("seq_idx"), {it.row, tokenBefore(e, p, it.c)});
+  auto colOf = [&](Value col) {
+    return e.add(it.p0, e.min(col, e.idx(pBlock - 1)));
+  };
+  auto colIn = [&](Value col) { return e.lt(col, e.idx(pBlock)); };
+
+  e.forLoop(e.idx(0), r.len, e.idx(rows), [&](Value i0) {
+    // exp(min(dA_i, 0)) per row, zero past the chunk and (seq_idx) for
+    // tokens of a sequence other than the one running at the chunk start.
+    e.forLoop(e.threadId(), e.idx(rows), e.idx(kThreads), [&](Value rr) {
+      Value i = e.add(i0, rr);
+      Value iq = e.min(i, e.idx(p.chunk - 1));
+      Value keep = e.lt(i, r.len);
+      if (startId)
+        keep = e.andi(keep,
+                      e.eq(e.load(f.arg("seq_idx"), {it.row, tokenAt(e, r, i)}),
+                           startId));
+      e.store(e.select(keep, e.decay(e.load(it.sDA, {iq})), e.f32(0.0)), sScale,
+              {rr});
+    });
+    e.barrier();
+
+    // Inter-chunk: A(n, i) = C[i, n] scale_i,  B(n, col) = slot(c)[col, n].
+    TileOperand cScaled{
+        [&](Value n, Value rr) {
+          Value i = e.add(i0, rr);
+          Value v = e.loadF32(cMat, {it.row, tokenAt(e, r, i), it.group, n});
+          return e.mulf(v, e.load(sScale, {rr}));
+        },
+        /*kContiguous=*/true};
+    TileOperand state{[&](Value n, Value col) {
+                        Value v = e.loadF32(slots, {it.row, it.place.slot,
+                                                    it.head, colOf(col), n});
+                        return e.select(colIn(col), v, e.f32(0.0));
+                      },
+                      /*kContiguous=*/true};
+    SmallVector<Value> acc =
+        mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), cScaled, state);
+
+    // Intra-chunk, causal: A(j, i) = CB[i, j] exp(min(dA_i - dA_j, 0)) dt_j
+    // for j <= i, B(j, col) = x[j, col], over j < min(i0 + T, len).
+    TileOperand weights{
+        [&](Value j, Value rr) {
+          Value i = e.add(i0, rr);
+          Value iq = e.min(i, e.idx(p.chunk - 1));
+          Value v = e.loadF32(cb, {it.row, it.c, it.group, iq, j});
+          Value decay =
+              e.decay(e.subf(e.load(it.sDA, {iq}), e.load(it.sDA, {j})));
+          v = e.mulf(e.mulf(v, decay), e.load(it.sDt, {j}));
+          return e.select(e.le(j, i), v, e.f32(0.0));
+        },
+        /*kContiguous=*/true};
+    TileOperand xj{[&](Value j, Value col) {
+                     Value v = e.loadF32(
+                         x, {it.row, tokenAt(e, r, j), it.head, colOf(col)});
+                     return e.select(colIn(col), v, e.f32(0.0));
+                   },
+                   /*kContiguous=*/false};
+    Value jEnd = e.min(e.add(i0, e.idx(rows)), r.len);
+    acc = mm.accumulate(acc, e.idx(0), jEnd, weights, xj);
+    mm.epilogue(acc, [&](Value rr, Value col, Value v) {
+      storeOutput(f, it, e.add(i0, rr), col, v);
+    });
+  });
+}
+
+} // namespace
+
+void emitChainItem(FusedBuild &f, Value index) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  ChainItem it;
+  it.pb = e.rem(index, e.idx(f.plan.pBlocks));
+  Value rest = e.div(index, e.idx(f.plan.pBlocks));
+  it.head = e.rem(rest, e.idx(p.heads));
+  rest = e.div(rest, e.idx(p.heads));
+  it.c = e.rem(rest, f.numChunks);
+  it.row = e.div(rest, f.numChunks);
+  it.group = e.div(it.head, e.idx(p.heads / p.groups));
+  it.p0 = e.mul(it.pb, f.plan.pBlock);
+  waitForChunkInputs(f, it);
+  it.place = placeChunk(f, it.c);
+  stageChunk(f, it);
+  chunkStateAndPass(f, it);
+  chunkScan(f, it);
+}
+
+} // namespace fused
+} // namespace gpu_lowering
+} // namespace ssd

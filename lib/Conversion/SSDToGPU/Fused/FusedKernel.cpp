@@ -1,0 +1,155 @@
+//===- FusedKernel.cpp - the ssd_fused kernel and its manifest ------------===//
+//
+// The persistent loop: thread 0 takes a ticket, the block learns it through
+// shared memory, and the ticket range selects the item kind (init, cumsum,
+// bmm, chain, final, in that order) until the tickets run out.
+//
+//===----------------------------------------------------------------------===//
+#include "FusedKernel.h"
+#include "Sync.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+namespace fused {
+
+namespace {
+
+/// The ticket range of each item kind, in ticket order.
+struct TicketRanges {
+  Value initEnd, cumsumEnd, bmmEnd, chainEnd, total;
+};
+
+TicketRanges ticketRanges(FusedBuild &f) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  Value perRow = e.idx(p.heads * f.plan.pBlocks);
+  Value stateItems = e.mul(f.batch, perRow);
+  Value chunks = e.mul(f.batch, f.numChunks);
+  TicketRanges t;
+  t.initEnd = stateItems;
+  t.cumsumEnd = e.add(t.initEnd, chunks);
+  t.bmmEnd = e.add(t.cumsumEnd, e.mul(chunks, e.idx(p.groups)));
+  t.chainEnd = e.add(t.bmmEnd, e.mul(chunks, perRow));
+  t.total = e.add(t.chainEnd, stateItems);
+  return t;
+}
+
+/// Runs the item of ticket `t`.
+void dispatch(FusedBuild &f, const TicketRanges &r, Value t) {
+  Emitter &e = f.e;
+  struct Kind {
+    Value begin, end;
+    void (*emit)(FusedBuild &, Value);
+  } kinds[] = {{e.idx(0), r.initEnd, emitInitItem},
+               {r.initEnd, r.cumsumEnd, emitCumsumItem},
+               {r.cumsumEnd, r.bmmEnd, emitBmmItem},
+               {r.bmmEnd, r.chainEnd, emitChainItem},
+               {r.chainEnd, r.total, emitFinalItem}};
+  for (const Kind &kind : kinds)
+    e.ifThen(e.andi(e.le(kind.begin, t), e.lt(t, kind.end)),
+             [&] { kind.emit(f, e.sub(t, kind.begin)); });
+}
+
+/// while ((t = ticket++) < total) dispatch(t);
+void persistentLoop(FusedBuild &f) {
+  Emitter &e = f.e;
+  ImplicitLocOpBuilder &b = e.b;
+  TicketRanges ranges = ticketRanges(f);
+  Value slot = f.k.sharedBuffer({1}, b.getIndexType());
+  Value ticket = f.arg("ticket");
+  auto loop =
+      scf::WhileOp::create(b, TypeRange{b.getIndexType()}, ValueRange{});
+  Block *before = b.createBlock(&loop.getBefore());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(before);
+    Value t = broadcastFromThread0(e, slot, [&] {
+      return fetchTicket(e, counterPointer(e, ticket, e.idx(0)));
+    });
+    scf::ConditionOp::create(b, e.lt(t, ranges.total), ValueRange{t});
+  }
+  Block *after =
+      b.createBlock(&loop.getAfter(), {}, {b.getIndexType()}, {b.getLoc()});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(after);
+    dispatch(f, ranges, after->getArgument(0));
+    scf::YieldOp::create(b, ValueRange{});
+  }
+  b.setInsertionPointAfter(loop);
+}
+
+} // namespace
+
+KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
+                            const FusedPlan &plan) {
+  const SSDProblem &p = plan.p;
+  KernelInfo info;
+  info.name = "ssd_fused";
+  info.grid = {"num_sms * " + std::to_string(kBlocksPerSM)};
+  info.block = kThreads;
+  addParams(info, p,
+            {"x", "dt", "A", "B", "C", "D", "z", "dt_bias", "initial_states",
+             "seq_idx", "cu_seqlens", "y", "final_states"},
+            /*workspace=*/false);
+  addParams(info, p,
+            {"dt_out", "dA_cumsum", "CB", "passed_states", "ticket",
+             "cumsum_ready", "cb_ready", "state_turn"},
+            /*workspace=*/true);
+
+  KernelFunc k = createKernel(b, module, p, info);
+  // ptxas keeps the registers within what kBlocksPerSM blocks per SM allow.
+  k.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(kBlocksPerSM));
+  Emitter e(b);
+  Value x = k.arg("x");
+  FusedBuild f{plan,
+               p,
+               k,
+               e,
+               e.dim(x, 0),
+               e.dim(x, 1),
+               e.dim(k.arg("dA_cumsum"), 2),
+               p.isVarlen() ? e.sub(e.dim(k.arg("cu_seqlens"), 0), e.idx(1))
+                            : e.idx(1)};
+  persistentLoop(f);
+  return info;
+}
+
+namespace {
+
+/// `dict` with `key` set to `value`.
+DictionaryAttr withEntry(DictionaryAttr dict, StringRef key, Attribute value) {
+  NamedAttrList list(dict);
+  list.set(key, value);
+  return list.getDictionary(dict.getContext());
+}
+
+} // namespace
+
+DictionaryAttr buildFusedLaunchAttr(MLIRContext *ctx, const FusedPlan &plan,
+                                    const KernelInfo &kernel) {
+  Builder b(ctx);
+  DictionaryAttr launch = buildLaunchAttr(ctx, plan.p, {kernel});
+  SmallVector<Attribute> workspaces;
+  for (Attribute a : launch.getAs<ArrayAttr>("workspaces")) {
+    auto ws = cast<DictionaryAttr>(a);
+    StringRef name = ws.getAs<StringAttr>("name").getValue();
+    if (llvm::is_contained(plan.zeroInit, name))
+      ws = withEntry(ws, "zero_init", b.getBoolAttr(true));
+    workspaces.push_back(ws);
+  }
+  launch = withEntry(launch, "workspaces", b.getArrayAttr(workspaces));
+  auto constants = launch.getAs<DictionaryAttr>("constants");
+  return withEntry(
+      launch, "constants",
+      withEntry(constants, "p_block", b.getI64IntegerAttr(plan.pBlock)));
+}
+
+} // namespace fused
+} // namespace gpu_lowering
+} // namespace ssd

@@ -1,0 +1,126 @@
+//===- FusedKernel.h - the fused persistent SSD kernel ----------*- C++ -*-===//
+//
+// One gpu.func, `ssd_fused`, launched on `num_sms * kBlocksPerSM` blocks of
+// 256 threads. Each block takes work items through a global atomic ticket
+// until the tickets run out. The items, in ticket order:
+//
+//   1. init    (b, h, pb): state slot of every sequence start <- its initial
+//                          state (or zero); turn[b,h,pb] <- 1
+//   2. cumsum  (b, c):     dt_out, dA_cumsum of chunk c for every head;
+//                          cumsum_ready[b,c] <- 1
+//   3. bmm     (b, c, g):  CB of chunk c, group g (lower triangle);
+//                          cb_ready[b,c,g] <- 1
+//   4. chain   (b, c, h, pb): chunk_state of chunk c (x, B, dt, dA) ->
+//                          state passing (waits turn[b,h,pb] >= c + 1,
+//                          slot(c+1) = decay * slot(c) + chunk state,
+//                          turn <- c + 2) -> chunk_scan of chunk c from
+//                          slot(c)
+//   5. final   (b, h, pb): waits turn >= nc + 1, copies the last slot of
+//                          every sequence to final_states
+//
+// An item only ever waits for items with smaller tickets, which are running
+// (their block holds the ticket, so it is resident) or done: the kernel
+// cannot deadlock, whatever the grid size and the order blocks start in.
+//
+// State slots (workspace `passed_states`, state precision): slot(c) holds
+// the state at the start of chunk c. Without cu_seqlens a batch row has
+// slots 0..nc; with cu_seqlens (b = 1) sequence i owns chunks
+// [base_i, base_i + count_i) and slots [base_i + i, base_i + i + count_i],
+// so every chain step writes slot(c) + 1 and no step special-cases a
+// sequence start: the initial and final states move outside the hot path.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SSD_LIB_CONVERSION_SSDTOGPU_FUSED_FUSEDKERNEL_H
+#define SSD_LIB_CONVERSION_SSDTOGPU_FUSED_FUSEDKERNEL_H
+
+#include "../KernelCommon.h"
+
+namespace ssd {
+namespace gpu_lowering {
+namespace fused {
+
+/// Blocks per SM the persistent grid is sized for (the kernel is compiled
+/// with nvvm.minctasm of the same value so that they fit).
+constexpr int64_t kBlocksPerSM = 2;
+constexpr int64_t kThreads = 256;
+
+/// What the fused lowering reads off `ssd.fused`: the problem in the
+/// unfused lowering's terms (sizes, types, tensors, workspaces, symbols),
+/// plus the work decomposition.
+struct FusedPlan {
+  SSDProblem p;
+  FusedOp op;
+  int64_t pBlock = 0;  // headdim rows of one chain item
+  int64_t pBlocks = 0; // headdim / pBlock
+  /// Workspaces the runtime must zero before every launch.
+  llvm::SmallVector<std::string> zeroInit;
+};
+
+/// Reads the plan off the module's single function holding one ssd.fused,
+/// or reports why the module is not supported.
+mlir::FailureOr<FusedPlan> analyzeFused(mlir::ModuleOp module,
+                                        int64_t defaultPBlock);
+
+/// The kernel while it is being built: arguments, sizes read at run time
+/// and the item counts that split the ticket range.
+struct FusedBuild {
+  const FusedPlan &plan;
+  const SSDProblem &p;
+  KernelFunc &k;
+  Emitter &e;
+  Value batch;     // b
+  Value seqLen;    // L
+  Value numChunks; // nc
+  Value numSeqs;   // sequences per batch row: 1, or s with cu_seqlens
+
+  Value arg(llvm::StringRef name) const { return k.arg(name); }
+  bool has(llvm::StringRef name) const { return k.has(name); }
+};
+
+/// Where a chunk lies: its tokens and its state slot.
+struct ChunkPlace {
+  ChunkRange range;
+  Value slot; // slot(c): the state at the chunk start
+  Value used; // i1: the chunk belongs to a sequence (false: varlen padding)
+};
+ChunkPlace placeChunk(FusedBuild &f, Value c);
+
+/// Calls `body(seq, slotFirst, slotLast)` for every sequence of batch row
+/// `row`: its index into initial/final_states and the slots holding its
+/// initial and its final state.
+void forEachSequence(
+    FusedBuild &f, Value row,
+    llvm::function_ref<void(Value seq, Value slotFirst, Value slotLast)> body);
+
+/// Calls `body(pp, nn)` for the elements of rows [p0, p0 + pBlock) of a
+/// (headdim, dstate) state that this thread owns (block-strided).
+void forEachStateElement(FusedBuild &f, Value p0,
+                         llvm::function_ref<void(Value pp, Value nn)> body);
+
+/// The counter index of (row, head, pb) in `state_turn`, which is also the
+/// index of its init and final items.
+Value turnIndex(FusedBuild &f, Value row, Value head, Value pb);
+
+// The item bodies; `index` counts items of the kind from 0.
+void emitInitItem(FusedBuild &f, Value index);
+void emitCumsumItem(FusedBuild &f, Value index);
+void emitBmmItem(FusedBuild &f, Value index);
+void emitChainItem(FusedBuild &f, Value index);
+void emitFinalItem(FusedBuild &f, Value index);
+
+/// Builds `ssd_fused` into `module` and returns its manifest entry.
+KernelInfo buildFusedKernel(mlir::ImplicitLocOpBuilder &b,
+                            mlir::gpu::GPUModuleOp module,
+                            const FusedPlan &plan);
+
+/// The `ssd.launch` attribute: the unfused schema, with `zero_init` on the
+/// counters and the fused op's p_block among the constants.
+mlir::DictionaryAttr buildFusedLaunchAttr(mlir::MLIRContext *ctx,
+                                          const FusedPlan &plan,
+                                          const KernelInfo &kernel);
+
+} // namespace fused
+} // namespace gpu_lowering
+} // namespace ssd
+
+#endif // SSD_LIB_CONVERSION_SSDTOGPU_FUSED_FUSEDKERNEL_H

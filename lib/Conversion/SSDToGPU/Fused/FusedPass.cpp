@@ -1,0 +1,55 @@
+//===- FusedPass.cpp - the convert-ssd-fused-to-gpu pass ------------------===//
+//
+// Fused strategy: analyse the function's ssd.fused, build the one
+// persistent kernel `ssd_fused` into gpu.module @ssd_kernels, describe its
+// launch in `ssd.launch`, erase the function.
+//
+//===----------------------------------------------------------------------===//
+#include "FusedKernel.h"
+#include "ssd/Conversion/SSDToGPU/Passes.h"
+
+namespace ssd {
+#define GEN_PASS_DEF_CONVERTSSDFUSEDTOGPU
+#include "ssd/Conversion/SSDToGPU/Passes.h.inc"
+} // namespace ssd
+
+using namespace mlir;
+using namespace ssd::gpu_lowering;
+
+namespace {
+
+struct ConvertSSDFusedToGPUPass
+    : ssd::impl::ConvertSSDFusedToGPUBase<ConvertSSDFusedToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (pBlock <= 0 || !llvm::isPowerOf2_64(static_cast<uint64_t>(pBlock))) {
+      module.emitError() << "convert-ssd-fused-to-gpu: p-block must be a "
+                            "positive power of two, got "
+                         << pBlock;
+      return signalPassFailure();
+    }
+    FailureOr<fused::FusedPlan> plan = fused::analyzeFused(module, pBlock);
+    if (failed(plan))
+      return signalPassFailure();
+    plan->p.useMma = tensorCores;
+
+    MLIRContext *ctx = &getContext();
+    ImplicitLocOpBuilder b(plan->p.func.getLoc(), ctx);
+    b.setInsertionPointToEnd(module.getBody());
+    auto target = NVVM::NVVMTargetAttr::get(
+        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, features);
+    auto gpuModule =
+        gpu::GPUModuleOp::create(b, "ssd_kernels", b.getArrayAttr({target}));
+    KernelInfo kernel = fused::buildFusedKernel(b, gpuModule, *plan);
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    module->setAttr("ssd.launch",
+                    fused::buildFusedLaunchAttr(ctx, *plan, kernel));
+    if (!keepFunc)
+      plan->p.func.erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,285 @@
+//===- FusedProblem.cpp - what the fused GPU lowering reads off the IR ----===//
+//
+// The pass accepts one func.func holding one ssd.fused whose operands are
+// all function arguments and whose results are what the function returns.
+// The tensors keep the unfused lowering's manifest names and symbols; the
+// workspaces are the fused kernel's own: the chunk-level intermediates
+// (dt_out, dA_cumsum, CB), the state slots and the counters.
+//
+//===----------------------------------------------------------------------===//
+#include "FusedKernel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+namespace fused {
+
+namespace {
+
+constexpr StringLiteral kPass = "convert-ssd-fused-to-gpu";
+
+/// The manifest expression of a product, numbers folded ("b * 80").
+std::string productExpr(ArrayRef<std::string> factors) {
+  int64_t number = 1;
+  std::string symbols;
+  for (const std::string &f : factors) {
+    int64_t v;
+    if (!StringRef(f).getAsInteger(10, v)) {
+      number *= v;
+      continue;
+    }
+    symbols += (symbols.empty() ? "" : " * ") + f;
+  }
+  if (symbols.empty())
+    return std::to_string(number);
+  return number == 1 ? symbols : symbols + " * " + std::to_string(number);
+}
+
+std::string symbolOf(RankedTensorType type, unsigned d, StringRef role) {
+  if (!type.isDynamicDim(d))
+    return std::to_string(type.getDimSize(d));
+  return role.str();
+}
+
+struct FusedAnalyzer {
+  func::FuncOp func;
+  FusedPlan plan;
+  SSDProblem &p = plan.p;
+
+  LogicalResult fail(Operation *op, const Twine &msg) {
+    op->emitOpError() << msg;
+    return failure();
+  }
+
+  LogicalResult addTensor(StringRef name, Value v, ArrayRef<StringRef> roles,
+                          bool output = false) {
+    if (!v)
+      return success();
+    if (!output) {
+      auto arg = dyn_cast<BlockArgument>(v);
+      if (!arg || arg.getOwner() != &func.getBody().front())
+        return fail(plan.op, "operand '" + name +
+                                 "' must be an argument of "
+                                 "the function for " +
+                                 kPass + " (the runtime binds it)");
+    }
+    BufferSpec spec{
+        name.str(), cast<RankedTensorType>(v.getType()), {}, output, false};
+    for (int64_t d = 0, e = spec.type.getRank(); d < e; ++d)
+      spec.shape.push_back(symbolOf(spec.type, d, roles[d]));
+    p.buffers.push_back(spec);
+    return success();
+  }
+
+  void addWorkspace(StringRef name, ArrayRef<int64_t> shape, Type element,
+                    ArrayRef<std::string> symbols, bool zero = false) {
+    BufferSpec spec{name.str(), RankedTensorType::get(shape, element),
+                    SmallVector<std::string>(symbols), false, true};
+    p.buffers.push_back(spec);
+    if (zero)
+      plan.zeroInit.push_back(name.str());
+  }
+
+  LogicalResult findOp();
+  LogicalResult collectTensors();
+  LogicalResult checkNoOtherOps();
+  LogicalResult readSizes(int64_t defaultPBlock);
+  void addWorkspaces();
+};
+
+LogicalResult FusedAnalyzer::findOp() {
+  for (Operation &op : func.getBody().getOps()) {
+    if (isa<CombinedOp>(op))
+      return fail(&op, Twine("must be fused first: run --ssd-decompose "
+                             "--ssd-fuse before ") +
+                           kPass);
+    if (isa<FusedOp>(op)) {
+      if (plan.op)
+        return fail(&op, Twine(kPass) + " expects one ssd.fused per "
+                                        "function (one persistent kernel)");
+      plan.op = cast<FusedOp>(op);
+      continue;
+    }
+    if (isa<SSDDialect>(op.getDialect()))
+      return fail(&op, Twine("is not part of an ssd.fused; ") + kPass +
+                           " lowers only fused layers (run --ssd-fuse "
+                           "with emit-remarks=true to see why this chain "
+                           "was not fused, or use convert-ssd-to-gpu)");
+  }
+  if (!plan.op)
+    return func.emitError() << kPass
+                            << ": no ssd.fused in the function; run "
+                               "--ssd-decompose --ssd-fuse first";
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (Value v : ret.getOperands())
+    if (v.getDefiningOp() != plan.op.getOperation())
+      return fail(ret, Twine("may only return the results of ssd.fused "
+                             "for ") +
+                           kPass);
+  return success();
+}
+
+/// After the operands are known to be arguments: nothing else may run.
+LogicalResult FusedAnalyzer::checkNoOtherOps() {
+  for (Operation &op : func.getBody().getOps())
+    if (!isa<FusedOp, func::ReturnOp>(op))
+      return fail(&op, Twine("is not supported by ") + kPass +
+                           " (the function may hold only ssd.fused)");
+  return success();
+}
+
+LogicalResult FusedAnalyzer::collectTensors() {
+  FusedOp op = plan.op;
+  bool varlen = static_cast<bool>(op.getCuSeqlens());
+  if (varlen && op.getSeqIdx())
+    return fail(op, Twine(kPass) + " does not support seq_idx together "
+                                   "with cu_seqlens");
+  StringRef seqDim = varlen ? "s" : "b";
+  Value d = op.getD();
+  SmallVector<StringRef> dRoles = {"h", "p"};
+  if (failed(addTensor("x", op.getX(), {"b", "L", "h", "p"})) ||
+      failed(addTensor("dt", op.getDt(), {"b", "L", "h"})) ||
+      failed(addTensor("A", op.getA(), {"h"})) ||
+      failed(addTensor("B", op.getB(), {"b", "L", "g", "n"})) ||
+      failed(addTensor("C", op.getC(), {"b", "L", "g", "n"})) ||
+      failed(addTensor("D", d, dRoles)) ||
+      failed(addTensor("z", op.getZ(), {"b", "L", "h", "p"})) ||
+      failed(addTensor("dt_bias", op.getDtBias(), {"h"})) ||
+      failed(addTensor("initial_states", op.getInitialStates(),
+                       {seqDim, "h", "p", "n"})) ||
+      failed(addTensor("seq_idx", op.getSeqIdx(), {"b", "L"})) ||
+      failed(addTensor("cu_seqlens", op.getCuSeqlens(), {"s1"})) ||
+      failed(addTensor("y", op.getY(), {"b", "L", "h", "p"}, true)) ||
+      failed(addTensor("final_states", op.getFinalStates(),
+                       {seqDim, "h", "p", "n"}, true)))
+    return failure();
+  bool sBound =
+      p.has("initial_states") && p.find("initial_states")->type.isDynamicDim(0);
+  for (BufferSpec &s : p.buffers)
+    if (s.name == "cu_seqlens" && sBound && s.shape[0] == "s1")
+      s.shape[0] = "s + 1";
+  if (varlen && !sBound && p.find("final_states")->shape[0] == "s")
+    p.derived.push_back({"s", "s1 - 1"});
+  return success();
+}
+
+LogicalResult FusedAnalyzer::readSizes(int64_t defaultPBlock) {
+  FusedOp op = plan.op;
+  auto x = cast<RankedTensorType>(op.getX().getType());
+  auto bType = cast<RankedTensorType>(op.getB().getType());
+  auto fs = cast<RankedTensorType>(op.getFinalStates().getType());
+  if (x.isDynamicDim(2) || x.isDynamicDim(3) || bType.isDynamicDim(2) ||
+      bType.isDynamicDim(3) || fs.isDynamicDim(3))
+    return fail(op, Twine("cannot be lowered by ") + kPass +
+                        ": nheads, headdim, ngroups and dstate must be "
+                        "static (the kernel specialises on them)");
+  p.heads = x.getDimSize(2);
+  p.headDim = x.getDimSize(3);
+  p.groups = bType.getDimSize(2);
+  p.state = bType.getDimSize(3);
+  p.chunk = static_cast<int64_t>(op.getChunkSize());
+  if (p.chunk > 1024)
+    return fail(op, Twine("cannot be lowered by ") + kPass + ": chunk size " +
+                        Twine(p.chunk) + " is above 1024");
+  p.elementType = x.getElementType();
+  p.stateType = op.getStateElementType();
+  p.chunkStateType = Float32Type::get(op.getContext());
+  p.softplus = op.getDtSoftplus();
+  auto [lo, hi] = op.getDtLimitOrDefault();
+  p.dtLow = lo;
+  p.dtHigh = hi;
+  p.perChannelD = p.has("D") && p.find("D")->type.getRank() == 2;
+
+  std::optional<uint64_t> attr = op.getPBlock();
+  plan.pBlock = attr ? static_cast<int64_t>(*attr) : 0;
+  if (!plan.pBlock) {
+    // The largest power of two up to the default that divides headdim.
+    plan.pBlock = 1;
+    while (plan.pBlock * 2 <= defaultPBlock &&
+           p.headDim % (plan.pBlock * 2) == 0)
+      plan.pBlock *= 2;
+  }
+  plan.pBlocks = p.headDim / plan.pBlock;
+  return success();
+}
+
+void FusedAnalyzer::addWorkspaces() {
+  auto x = p.find("x")->type;
+  int64_t dyn = ShapedType::kDynamic;
+  bool varlen = p.isVarlen();
+  int64_t b = x.getDimSize(0), len = x.getDimSize(1);
+  p.batchExpr = symbolOf(x, 0, "b");
+  // nc: static when L (and with cu_seqlens, s) is.
+  int64_t nc = dyn;
+  std::string seqs = "1";
+  int64_t numSeqs = 1;
+  if (varlen) {
+    const BufferSpec *cu = p.find("cu_seqlens");
+    seqs = cu->shape[0] == "s + 1" ? "s"
+           : cu->shape[0] == "s1"  ? "(s1 - 1)"
+                                   : std::to_string(cu->type.getDimSize(0) - 1);
+    numSeqs = cu->type.isDynamicDim(0) ? dyn : cu->type.getDimSize(0) - 1;
+  }
+  if (len != dyn && numSeqs != dyn)
+    nc = (len + p.chunk - 1) / p.chunk + (varlen ? numSeqs - 1 : 0);
+  p.chunksExpr = nc == dyn ? "nc" : std::to_string(nc);
+  if (varlen && nc == dyn)
+    p.derived.push_back({"nc", "ceildiv(L, Q) + " + seqs + " - 1"});
+  int64_t slots = nc == dyn || numSeqs == dyn ? dyn : nc + numSeqs;
+  std::string slotsExpr =
+      slots == dyn ? p.chunksExpr + " + " + seqs : std::to_string(slots);
+  std::string bx = p.batchExpr, ncx = p.chunksExpr;
+  auto num = [](int64_t v) { return std::to_string(v); };
+  auto product = [&](std::initializer_list<int64_t> dims) {
+    int64_t r = 1;
+    for (int64_t v : dims) {
+      if (v == dyn)
+        return dyn;
+      r *= v;
+    }
+    return r;
+  };
+  Type f32 = Float32Type::get(func.getContext());
+  Type i32 = IntegerType::get(func.getContext(), 32);
+  int64_t h = p.heads, q = p.chunk, g = p.groups;
+  addWorkspace("dt_out", {b, h, nc, q}, f32, {bx, num(h), ncx, num(q)});
+  addWorkspace("dA_cumsum", {b, h, nc, q}, f32, {bx, num(h), ncx, num(q)});
+  addWorkspace("CB", {b, nc, g, q, q}, f32, {bx, ncx, num(g), num(q), num(q)});
+  addWorkspace("passed_states", {b, slots, h, p.headDim, p.state}, p.stateType,
+               {bx, slotsExpr, num(h), num(p.headDim), num(p.state)});
+  addWorkspace("ticket", {1}, i32, {"1"}, true);
+  addWorkspace("cumsum_ready", {product({b, nc})}, i32,
+               {productExpr({bx, ncx})}, true);
+  addWorkspace("cb_ready", {product({b, nc, g})}, i32,
+               {productExpr({bx, ncx, num(g)})}, true);
+  addWorkspace("state_turn", {product({b, h, plan.pBlocks})}, i32,
+               {productExpr({bx, num(h * plan.pBlocks)})}, true);
+}
+
+} // namespace
+
+FailureOr<FusedPlan> analyzeFused(ModuleOp module, int64_t defaultPBlock) {
+  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+  if (funcs.size() != 1) {
+    module.emitError() << kPass
+                       << " expects exactly one func.func in the module, "
+                          "found "
+                       << funcs.size();
+    return failure();
+  }
+  FusedAnalyzer a;
+  a.func = funcs.front();
+  if (failed(a.findOp()) || failed(a.collectTensors()) ||
+      failed(a.checkNoOtherOps()) || failed(a.readSizes(defaultPBlock)))
+    return failure();
+  a.addWorkspaces();
+  a.plan.p.func = a.func;
+  return a.plan;
+}
+
+} // namespace fused
+} // namespace gpu_lowering
+} // namespace ssd

@@ -1,0 +1,250 @@
+//===- Items.cpp - the small work items of the fused SSD kernel -----------===//
+//
+// init, cumsum, bmm and final items, and the chunk placement they share
+// with the chain items. Each item body runs with all 256 threads of the
+// block and ends with its publish (a release of a counter).
+//
+//===----------------------------------------------------------------------===//
+#include "../TileMatmul.h"
+#include "FusedKernel.h"
+#include "Sync.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+namespace fused {
+
+//===----------------------------------------------------------------------===//
+// Chunks, sequences and state slots
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// One step of the walk over cu_seqlens: sequence i's token bounds and
+/// chunk count, clamped as chunkRange clamps them.
+struct SequenceSpan {
+  Value lo, hi, count;
+};
+
+SequenceSpan sequenceSpan(FusedBuild &f, Value i, Value base) {
+  Emitter &e = f.e;
+  Value zero = e.idx(0), q = e.idx(f.p.chunk);
+  Value cu = f.arg("cu_seqlens");
+  auto cuAt = [&](Value at) {
+    return e.min(e.max(e.toIndex(e.load(cu, {at})), zero), f.seqLen);
+  };
+  Value lo = cuAt(i);
+  Value hi = e.max(cuAt(e.add(i, 1)), lo);
+  Value count = e.div(e.add(e.sub(hi, lo), e.idx(f.p.chunk - 1)), q);
+  count = e.min(count, e.max(e.sub(f.numChunks, base), zero));
+  return {lo, hi, count};
+}
+
+} // namespace
+
+ChunkPlace placeChunk(FusedBuild &f, Value c) {
+  Emitter &e = f.e;
+  if (!f.p.isVarlen()) {
+    ChunkRange r = chunkRange(e, f.p, c, f.seqLen, f.numChunks, Value());
+    return {r, c, e.i1(true)};
+  }
+  Value zero = e.idx(0), q = e.idx(f.p.chunk);
+  SmallVector<Value> r =
+      e.forLoop(zero, f.numSeqs, e.idx(1),
+                ValueRange{zero, zero, zero, zero, e.i1(false)},
+                [&](Value i, ValueRange a) -> SmallVector<Value> {
+                  Value base = a[0];
+                  SequenceSpan s = sequenceSpan(f, i, base);
+                  Value k = e.sub(c, base);
+                  Value mine = e.andi(e.le(base, c), e.lt(k, s.count));
+                  Value start = e.add(s.lo, e.mul(k, q));
+                  Value len = e.min(q, e.sub(s.hi, start));
+                  return {e.add(base, s.count), e.select(mine, start, a[1]),
+                          e.select(mine, len, a[2]),
+                          e.select(mine, e.add(c, i), a[3]), e.ori(mine, a[4])};
+                });
+  return {{r[1], r[2]}, r[3], r[4]};
+}
+
+void forEachSequence(FusedBuild &f, Value row,
+                     function_ref<void(Value, Value, Value)> body) {
+  Emitter &e = f.e;
+  if (!f.p.isVarlen()) {
+    body(row, e.idx(0), f.numChunks);
+    return;
+  }
+  Value zero = e.idx(0);
+  e.forLoop(zero, f.numSeqs, e.idx(1), ValueRange{zero},
+            [&](Value i, ValueRange base) -> SmallVector<Value> {
+              SequenceSpan s = sequenceSpan(f, i, base[0]);
+              Value first = e.add(base[0], i);
+              body(i, first, e.add(first, s.count));
+              return {e.add(base[0], s.count)};
+            });
+}
+
+void forEachStateElement(FusedBuild &f, Value p0,
+                         function_ref<void(Value, Value)> body) {
+  Emitter &e = f.e;
+  int64_t n = f.p.state;
+  e.forLoop(e.threadId(), e.idx(f.plan.pBlock * n), e.idx(kThreads),
+            [&](Value el) {
+              body(e.add(p0, e.div(el, e.idx(n))), e.rem(el, e.idx(n)));
+            });
+}
+
+Value turnIndex(FusedBuild &f, Value row, Value head, Value pb) {
+  Emitter &e = f.e;
+  return e.add(e.mul(e.add(e.mul(row, f.p.heads), head), f.plan.pBlocks), pb);
+}
+
+//===----------------------------------------------------------------------===//
+// init and final: the initial states into their slots, the last slots out
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct StateItem {
+  Value row, head, pb, p0;
+};
+
+StateItem decodeStateItem(FusedBuild &f, Value index) {
+  Emitter &e = f.e;
+  Value pb = e.rem(index, e.idx(f.plan.pBlocks));
+  Value rest = e.div(index, e.idx(f.plan.pBlocks));
+  return {e.div(rest, e.idx(f.p.heads)), e.rem(rest, e.idx(f.p.heads)), pb,
+          e.mul(pb, f.plan.pBlock)};
+}
+
+} // namespace
+
+void emitInitItem(FusedBuild &f, Value index) {
+  Emitter &e = f.e;
+  StateItem it = decodeStateItem(f, index);
+  Value slots = f.arg("passed_states");
+  forEachSequence(f, it.row, [&](Value seq, Value first, Value) {
+    forEachStateElement(f, it.p0, [&](Value pp, Value nn) {
+      Value v = f.has("initial_states")
+                    ? e.loadF32(f.arg("initial_states"), {seq, it.head, pp, nn})
+                    : e.f32(0.0);
+      e.store(v, slots, {it.row, first, it.head, pp, nn});
+    });
+  });
+  blockRelease(e, f.arg("state_turn"), index, e.idx(1));
+}
+
+void emitFinalItem(FusedBuild &f, Value index) {
+  Emitter &e = f.e;
+  StateItem it = decodeStateItem(f, index);
+  // Every chain step of the row is done: turn = nc + 1.
+  blockAcquire(e, f.arg("state_turn"), index, e.add(f.numChunks, 1));
+  Value slots = f.arg("passed_states");
+  forEachSequence(f, it.row, [&](Value seq, Value, Value last) {
+    forEachStateElement(f, it.p0, [&](Value pp, Value nn) {
+      e.store(e.loadF32(slots, {it.row, last, it.head, pp, nn}),
+              f.arg("final_states"), {seq, it.head, pp, nn});
+    });
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// cumsum (b, c): dt_out and dA_cumsum of one chunk, every head
+//===----------------------------------------------------------------------===//
+
+/// dt processing of one token: bias, softplus (identity above 20), clamp to
+/// dt_limit (the unfused kernel's formula, so both strategies agree).
+static Value processDt(Emitter &e, const SSDProblem &p, Value dt, Value bias) {
+  if (bias)
+    dt = e.addf(dt, bias);
+  if (p.softplus) {
+    Value soft = math::Log1pOp::create(e.b, e.exp(dt));
+    dt = e.select(e.gtf(dt, e.f32(20.0)), dt, soft);
+  }
+  dt = e.maxf(dt, e.f32(p.dtLow));
+  if (std::isfinite(p.dtHigh))
+    dt = e.minf(dt, e.f32(p.dtHigh));
+  return dt;
+}
+
+void emitCumsumItem(FusedBuild &f, Value index) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  Value c = e.rem(index, f.numChunks), row = e.div(index, f.numChunks);
+  ChunkRange r = placeChunk(f, c).range;
+  Value dt = f.arg("dt"), dtOut = f.arg("dt_out"), dA = f.arg("dA_cumsum");
+  // Thread t scans heads t, t + 256, ... sequentially over the chunk.
+  e.forLoop(e.threadId(), e.idx(p.heads), e.idx(kThreads), [&](Value h) {
+    Value a = e.loadF32(f.arg("A"), {h});
+    Value bias = f.has("dt_bias") ? e.loadF32(f.arg("dt_bias"), {h}) : Value();
+    e.forLoop(e.idx(0), e.idx(p.chunk), e.idx(1), ValueRange{e.f32(0.0)},
+              [&](Value q, ValueRange sum) -> SmallVector<Value> {
+                Value valid = e.lt(q, r.len);
+                Value v = processDt(
+                    e, p, e.loadF32(dt, {row, tokenAt(e, r, q), h}), bias);
+                v = e.select(valid, v, e.f32(0.0));
+                Value next = e.fma(a, v, sum[0]);
+                e.store(v, dtOut, {row, h, c, q});
+                e.store(next, dA, {row, h, c, q});
+                return {next};
+              });
+  });
+  blockRelease(e, f.arg("cumsum_ready"), index, e.idx(1));
+}
+
+//===----------------------------------------------------------------------===//
+// bmm (b, c, g): the lower triangle of CB, tile by tile
+//===----------------------------------------------------------------------===//
+
+void emitBmmItem(FusedBuild &f, Value index) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  int64_t edge = tileEdge(p.chunk);
+  int64_t tiles = (p.chunk + edge - 1) / edge;
+  int64_t depth = mmaElementType(p) ? tileDepth(p.state) : 16;
+  static_assert(kThreads == 256, "TileMatmul runs on 256 threads");
+  TileMatmul mm(e, f.k, edge, edge, depth, mmaElementType(p));
+  Value group = e.rem(index, e.idx(p.groups));
+  Value rest = e.div(index, e.idx(p.groups));
+  Value c = e.rem(rest, f.numChunks), row = e.div(rest, f.numChunks);
+  ChunkRange r = placeChunk(f, c).range;
+  Value cMat = f.arg("C"), bMat = f.arg("B"), cb = f.arg("CB");
+  e.forLoop(e.idx(0), e.idx(tiles * tiles), e.idx(1), [&](Value tile) {
+    Value ti = e.div(tile, e.idx(tiles)), tj = e.rem(tile, e.idx(tiles));
+    e.ifThen(e.le(tj, ti), [&] {
+      Value i0 = e.mul(ti, edge), j0 = e.mul(tj, edge);
+      auto rows = [&](Value mat, Value first) {
+        return TileOperand{
+            [&, mat, first](Value kk, Value rowInTile) {
+              Value pos = e.add(first, rowInTile);
+              Value v = e.loadF32(mat, {row, tokenAt(e, r, pos), group, kk});
+              return e.select(e.lt(pos, r.len), v, e.f32(0.0));
+            },
+            /*kContiguous=*/true};
+      };
+      SmallVector<Value> acc = mm.accumulate(
+          mm.zero(), e.idx(0), e.idx(p.state), rows(cMat, i0), rows(bMat, j0));
+      mm.epilogue(acc, [&](Value ri, Value cj, Value v) {
+        Value i = e.add(i0, ri), j = e.add(j0, cj);
+        e.ifThen(e.andi(e.lt(i, e.idx(p.chunk)), e.lt(j, e.idx(p.chunk))), [&] {
+          if (f.has("seq_idx")) {
+            Value si = f.arg("seq_idx");
+            Value same = e.eq(e.load(si, {row, tokenAt(e, r, i)}),
+                              e.load(si, {row, tokenAt(e, r, j)}));
+            v = e.select(same, v, e.f32(0.0));
+          }
+          e.store(v, cb, {row, c, group, i, j});
+        });
+      });
+    });
+  });
+  blockRelease(e, f.arg("cb_ready"), index, e.idx(1));
+}
+
+} // namespace fused
+} // namespace gpu_lowering
+} // namespace ssd

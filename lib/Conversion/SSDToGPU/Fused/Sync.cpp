@@ -1,0 +1,103 @@
+//===- Sync.cpp - inter-CTA hand-offs of the fused SSD kernel -------------===//
+#include "Sync.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+namespace fused {
+
+static constexpr StringLiteral kDeviceScope = "device";
+
+Value counterPointer(Emitter &e, Value counters, Value index) {
+  ImplicitLocOpBuilder &b = e.b;
+  auto meta = memref::ExtractStridedMetadataOp::create(b, counters);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, counters);
+  Value element = e.add(meta.getOffset(), index);
+  Value address = e.add(base, e.mul(element, e.idx(4)));
+  Value address64 = arith::IndexCastOp::create(b, b.getI64Type(), address);
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), /*global=*/1);
+  return LLVM::IntToPtrOp::create(b, ptrType, address64);
+}
+
+Value fetchTicket(Emitter &e, Value ticketPtr) {
+  ImplicitLocOpBuilder &b = e.b;
+  Value one = arith::ConstantIntOp::create(b, 1, 32);
+  Value old = LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::add, ticketPtr,
+                                        one, LLVM::AtomicOrdering::monotonic,
+                                        kDeviceScope, /*alignment=*/4);
+  return e.toIndex(old);
+}
+
+Value loadAcquire(Emitter &e, Value ptr) {
+  Value v = LLVM::LoadOp::create(e.b, e.b.getI32Type(), ptr, /*alignment=*/4,
+                                 /*isVolatile=*/false, /*isNonTemporal=*/false,
+                                 /*isInvariant=*/false,
+                                 /*isInvariantGroup=*/false,
+                                 LLVM::AtomicOrdering::acquire, kDeviceScope);
+  return e.toIndex(v);
+}
+
+void storeRelease(Emitter &e, Value ptr, Value value) {
+  Value v = arith::IndexCastOp::create(e.b, e.b.getI32Type(), value);
+  LLVM::StoreOp::create(e.b, v, ptr, /*alignment=*/4, /*isVolatile=*/false,
+                        /*isNonTemporal=*/false, /*isInvariantGroup=*/false,
+                        LLVM::AtomicOrdering::release, kDeviceScope);
+}
+
+void fenceDevice(Emitter &e) {
+  LLVM::FenceOp::create(e.b, LLVM::AtomicOrdering::acq_rel, kDeviceScope);
+}
+
+void spinUntilAtLeast(Emitter &e, Value ptr, Value target) {
+  ImplicitLocOpBuilder &b = e.b;
+  auto loop = scf::WhileOp::create(b, TypeRange{}, ValueRange{});
+  Block *before = b.createBlock(&loop.getBefore());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(before);
+    Value pending = e.lt(loadAcquire(e, ptr), target);
+    scf::ConditionOp::create(b, pending, ValueRange{});
+  }
+  Block *after = b.createBlock(&loop.getAfter());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(after);
+    scf::YieldOp::create(b, ValueRange{});
+  }
+  b.setInsertionPointAfter(loop);
+}
+
+void blockAcquire(Emitter &e, Value counters, Value index, Value target) {
+  e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+    spinUntilAtLeast(e, counterPointer(e, counters, index), target);
+  });
+  e.barrier();
+  fenceDevice(e);
+}
+
+void blockRelease(Emitter &e, Value counters, Value index, Value value) {
+  fenceDevice(e);
+  e.barrier();
+  e.ifThen(e.eq(e.threadId(), e.idx(0)),
+           [&] { storeRelease(e, counterPointer(e, counters, index), value); });
+}
+
+Value broadcastFromThread0(Emitter &e, Value slot,
+                           llvm::function_ref<Value()> compute) {
+  e.ifThen(e.eq(e.threadId(), e.idx(0)),
+           [&] { memref::StoreOp::create(e.b, compute(), slot, e.idx(0)); });
+  e.barrier();
+  Value v = memref::LoadOp::create(e.b, slot, ValueRange{e.idx(0)});
+  // No thread may overwrite the slot before every thread has read it.
+  e.barrier();
+  return v;
+}
+
+} // namespace fused
+} // namespace gpu_lowering
+} // namespace ssd

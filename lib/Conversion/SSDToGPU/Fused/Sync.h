@@ -1,0 +1,64 @@
+//===- Sync.h - inter-CTA hand-offs of the fused SSD kernel -----*- C++ -*-===//
+//
+// The few synchronisation pieces the persistent kernel is built from. Every
+// counter is an i32 element of a zero-initialised workspace (a 1-D memref).
+//
+// LLVM 22.1.8 lowers `llvm.atomicrmw` as a relaxed `atom` whatever ordering
+// it is given (HOPPER-NOTES.md, trap 2), so ordering never rides on an RMW:
+//  - the ticket is a relaxed atomic add; it orders nothing but the handing
+//    out of work items (the block holding ticket t is resident, so items
+//    before t are running or done);
+//  - a publish is `fence.acq_rel.gpu` by every thread, a block barrier, then
+//    `st.release.gpu` of the new value by thread 0;
+//  - a wait is thread 0 spinning on `ld.acquire.gpu` until the counter
+//    reaches a target, a block barrier, then `fence.acq_rel.gpu` by every
+//    thread so that the block's plain loads see the producer's data.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SSD_LIB_CONVERSION_SSDTOGPU_FUSED_SYNC_H
+#define SSD_LIB_CONVERSION_SSDTOGPU_FUSED_SYNC_H
+
+#include "../Emit.h"
+
+namespace ssd {
+namespace gpu_lowering {
+namespace fused {
+
+/// `!llvm.ptr<1>` (global) to element `index` of the 1-D i32 memref
+/// `counters`.
+Value counterPointer(Emitter &e, Value counters, Value index);
+
+/// Thread 0 only: the next ticket of the global counter (relaxed add of 1),
+/// as an index.
+Value fetchTicket(Emitter &e, Value ticketPtr);
+
+/// `ld.acquire.gpu` of a counter, as an index.
+Value loadAcquire(Emitter &e, Value ptr);
+/// `st.release.gpu` of `value` (an index) to a counter.
+void storeRelease(Emitter &e, Value ptr, Value value);
+/// `fence.acq_rel.gpu`.
+void fenceDevice(Emitter &e);
+
+/// Thread 0 spins until the counter at `ptr` is at least `target`.
+void spinUntilAtLeast(Emitter &e, Value ptr, Value target);
+
+/// The whole block waits until counter `index` of `counters` reaches
+/// `target` (acquire), after which the producer's writes are visible to
+/// every thread of the block.
+void blockAcquire(Emitter &e, Value counters, Value index, Value target);
+
+/// The whole block publishes its global writes: counter `index` of
+/// `counters` becomes `value` (release) once every thread's writes are
+/// ordered before it.
+void blockRelease(Emitter &e, Value counters, Value index, Value value);
+
+/// Makes a value computed by thread 0 known to the whole block through the
+/// one-element shared buffer `slot` (index element type).
+Value broadcastFromThread0(Emitter &e, Value slot,
+                           llvm::function_ref<Value()> compute);
+
+} // namespace fused
+} // namespace gpu_lowering
+} // namespace ssd
+
+#endif // SSD_LIB_CONVERSION_SSDTOGPU_FUSED_SYNC_H

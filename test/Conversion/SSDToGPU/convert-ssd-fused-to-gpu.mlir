@@ -1,0 +1,57 @@
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="tensor-cores=false" | FileCheck %s --check-prefix=SIMT
+
+// Mamba-2 2.7B layer shape (h=80, p=64, n=128, g=1), bf16, dynamic L: ONE
+// persistent kernel on num_sms * 2 blocks, the counters in zero-initialised
+// workspaces, the passed states in nc + 1 slots per row.
+
+// CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
+// CHECK-SAME: constants = {chunk_size = 128 : i64, dstate = 128 : i64, dtype = "bf16", features = ["D", "dt_bias", "softplus"], headdim = 64 : i64, ngroups = 1 : i64, nheads = 80 : i64, p_block = 64 : i64, state_dtype = "f32"}
+// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 0 : i64}]
+// CHECK-SAME: tensors = [{dtype = "bf16", name = "x", shape = [1, "L", 80, 64]}
+// CHECK-SAME: {dtype = "f32", name = "final_states", output = true, shape = [1, 80, 64, 128]}]
+// CHECK-SAME: workspaces = [{dtype = "f32", name = "dt_out", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "dA_cumsum", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "CB", shape = [1, "nc", 1, 128, 128]}, {dtype = "f32", name = "passed_states", shape = [1, "nc + 1", 80, 64, 128]}, {dtype = "i32", name = "ticket", shape = [1], zero_init = true}, {dtype = "i32", name = "cumsum_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "cb_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}]
+// CHECK-NOT: func.func
+// CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
+// CHECK: gpu.func @ssd_fused(
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32}
+// The ticket: a relaxed add by thread 0, broadcast through shared memory.
+// CHECK: scf.while
+// CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic
+// Publishes: a device fence, a barrier, a release store.
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK-NEXT: gpu.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") release
+// Waits: an acquire spin.
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: gpu.func
+func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {
+  %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+  return %y, %fs : tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+}
+// SIMT-LABEL: gpu.module @ssd_kernels
+// SIMT-NOT: mma.sync
+// SIMT: math.fma
+
+// -----
+
+// Varlen with per-sequence initial states, f16 state, p_block 16 recorded on
+// ssd.fused:
+// a row of nc + s slots, s bound by initial_states, nc derived.
+
+// CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
+// CHECK-SAME: features = ["initial_states", "varlen"]
+// CHECK-SAME: p_block = 16 : i64, state_dtype = "f16"
+// CHECK-SAME: derived = {nc = "ceildiv(L, Q) + s - 1"}
+// CHECK-SAME: {dtype = "i32", name = "cu_seqlens", shape = ["s + 1"]}
+// CHECK-SAME: {dtype = "f16", name = "passed_states", shape = [1, "nc + s", 4, 32, 64]}
+// CHECK-SAME: {dtype = "i32", name = "state_turn", shape = [8], zero_init = true}
+// CHECK: gpu.func @ssd_fused(
+// CHECK: nvgpu.mma.sync
+// SIMT-LABEL: gpu.module @ssd_kernels
+// SIMT-NOT: mma.sync
+func.func @varlen(%x: tensor<1x?x4x32xf16>, %dt: tensor<1x?x4xf32>, %A: tensor<4xf32>, %B: tensor<1x?x2x64xf16>, %C: tensor<1x?x2x64xf16>, %is: tensor<?x4x32x64xf16>, %cu: tensor<?xi32>) -> (tensor<1x?x4x32xf16>, tensor<?x4x32x64xf16>) {
+  %y, %fs = ssd.fused x(%x : tensor<1x?x4x32xf16>) dt(%dt : tensor<1x?x4xf32>) A(%A : tensor<4xf32>) B(%B : tensor<1x?x2x64xf16>) C(%C : tensor<1x?x2x64xf16>) initial_states(%is : tensor<?x4x32x64xf16>) cu_seqlens(%cu : tensor<?xi32>) {chunk_size = 64 : i64, p_block = 16 : i64, state_type = f16} -> tensor<1x?x4x32xf16>, tensor<?x4x32x64xf16>
+  return %y, %fs : tensor<1x?x4x32xf16>, tensor<?x4x32x64xf16>
+}

@@ -1,0 +1,34 @@
+// REQUIRES: ptxas
+// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa" -o %t.mlir
+// RUN: %python %S/Inputs/gpu_binary_ptx.py %t.mlir %t.ptx
+// RUN: %ptxas -arch=sm_90a %t.ptx -o %t.cubin
+// RUN: FileCheck %s --input-file=%t.ptx
+// RUN: FileCheck %s --check-prefix=PUBLISH --input-file=%t.ptx
+// RUN: grep -cE '^[[:space:]]*(@%p[0-9]+[[:space:]]+)?(atom|red)\.' %t.ptx | FileCheck %s --check-prefix=ONE-RMW
+
+// The Mamba-2 2.7B layer in bf16 through the fused pipeline: ONE persistent
+// kernel that ptxas assembles for sm_90a, sized for two blocks per SM, its
+// tile products on tensor cores.
+// CHECK: .target sm_90a
+// CHECK: .visible .entry ssd_fused(
+// CHECK-DAG: .maxntid 256, 1, 1
+// CHECK-DAG: .minnctapersm 2
+// CHECK-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK-NOT: .entry
+
+// The inter-CTA hand-offs keep their ordering through LLVM 22.1.8 (which
+// would turn an ordered atomicrmw into a relaxed atom): every publish is a
+// device-scope fence, a barrier and a release store; every wait spins on an
+// acquire load.
+// PUBLISH: fence.acq_rel.gpu;
+// PUBLISH-NEXT: bar.sync 0;
+// PUBLISH: st.release.gpu.global.b32
+// PUBLISH: ld.acquire.gpu.global.b32
+// PUBLISH: fence.acq_rel.gpu;
+// The only read-modify-write is the relaxed ticket add.
+// ONE-RMW: {{^1$}}
+func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {
+  %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+  return %y, %fs : tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+}
