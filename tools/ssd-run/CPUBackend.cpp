@@ -23,6 +23,9 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/thread.h"
 
+#include <algorithm>
+#include <chrono>
+
 #ifdef SSD_HAVE_CPU_PIPELINE
 #include "ssd/Conversion/Pipelines.h"
 #endif
@@ -95,7 +98,10 @@ buildAndLower(Session &session, const SSDCase &c, const RunConfig &config,
     return std::move(module);
 #ifdef SSD_HAVE_CPU_PIPELINE
   PassManager pm(&session.context);
-  buildCPUPipeline(pm);
+  CPUPipelineOptions pipelineOptions;
+  pipelineOptions.parallel = config.threads > 0;
+  pipelineOptions.threads = config.threads;
+  buildCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return session.fail("the CPU lowering failed");
   return std::move(module);
@@ -135,6 +141,17 @@ static llvm::Expected<RunOutputs> runCompiled(const SSDCase &c,
   if (llvm::sys::fs::exists(SSD_MLIR_C_RUNNER_UTILS))
     libs.push_back(SSD_MLIR_C_RUNNER_UTILS);
 #endif
+#ifdef SSD_MLIR_ASYNC_RUNTIME
+  if (config.threads > 0) {
+    if (!llvm::sys::fs::exists(SSD_MLIR_ASYNC_RUNTIME))
+      return session.fail("--threads needs " SSD_MLIR_ASYNC_RUNTIME);
+    libs.push_back(SSD_MLIR_ASYNC_RUNTIME);
+  }
+#else
+  if (config.threads > 0)
+    return session.fail("--threads: MLIR's async runtime library was not "
+                        "found at build time");
+#endif
   options.sharedLibPaths = libs;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
       ExecutionEngine::create(**module, options);
@@ -156,15 +173,15 @@ static llvm::Expected<RunOutputs> runCompiled(const SSDCase &c,
     else if (arg.name == "cu_seqlens")
       buffer.store(c.cuSeqlens.data);
     else
-      buffer.store(arg.name == "x"                ? c.x.data
-                   : arg.name == "dt"             ? c.dt.data
-                   : arg.name == "A"              ? c.A.data
-                   : arg.name == "B"              ? c.B.data
-                   : arg.name == "C"              ? c.C.data
-                   : arg.name == "D"              ? c.D.data
-                   : arg.name == "z"              ? c.z.data
-                   : arg.name == "dt_bias"        ? c.dtBias.data
-                                                  : c.initialStates.data);
+      buffer.store(arg.name == "x"         ? c.x.data
+                   : arg.name == "dt"      ? c.dt.data
+                   : arg.name == "A"       ? c.A.data
+                   : arg.name == "B"       ? c.B.data
+                   : arg.name == "C"       ? c.C.data
+                   : arg.name == "D"       ? c.D.data
+                   : arg.name == "z"       ? c.z.data
+                   : arg.name == "dt_bias" ? c.dtBias.data
+                                           : c.initialStates.data);
   }
   std::vector<void *> descriptors, packed;
   for (HostBuffer &buffer : buffers)
@@ -174,9 +191,17 @@ static llvm::Expected<RunOutputs> runCompiled(const SSDCase &c,
   llvm::SmallVector<void *> packedArgs(packed.begin(), packed.end());
   std::string entry = ("_mlir_ciface_" + kCaseFunctionName).str();
   std::string failure;
+  std::vector<double> runMs;
   llvm::thread worker(std::optional<unsigned>(kKernelStackSize), [&] {
-    if (llvm::Error err = (*engine)->invokePacked(entry, packedArgs))
-      failure = llvm::toString(std::move(err));
+    for (int64_t i = 0;
+         i < std::max<int64_t>(config.repeat, 1) && failure.empty(); ++i) {
+      auto start = std::chrono::steady_clock::now();
+      if (llvm::Error err = (*engine)->invokePacked(entry, packedArgs))
+        failure = llvm::toString(std::move(err));
+      runMs.push_back(std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    }
   });
   worker.join();
   if (!failure.empty())
@@ -185,6 +210,7 @@ static llvm::Expected<RunOutputs> runCompiled(const SSDCase &c,
   RunOutputs outputs;
   outputs.y = buffers[buffers.size() - 2].load();
   outputs.finalStates = buffers.back().load();
+  outputs.runMs = std::move(runMs);
   return outputs;
 }
 

@@ -10,6 +10,7 @@ using ssd::rt::Status;
 const char *ssd::runUsage() {
   return R"(usage: ssd-run --case DIR [--backend cpu|gpu] [--chunk-size Q]
                [--dtype f32|bf16|f16] [--state-dtype f32|f16] [--out DIR]
+               [--repeat N] [--threads N]
                [--artifact DIR] [--reference] [--emit-mlir | --emit-lowered]
 
 Runs the whole SSD forward on a case folder (the format of golden/), writes
@@ -22,6 +23,10 @@ expected outputs prints the error of each against the bound.
   --dtype T           element type of x, B, C, z and y (default f32)
   --state-dtype T     element type of initial and final states (default f32)
   --out DIR           where to write y.npy and final_states.npy
+  --repeat N          run the computation N times (cpu and --reference) and
+                      print the median time; compilation is not timed
+  --threads N         cpu: run the chunk loops on N threads (0: one thread,
+                      the default)
   --artifact DIR      with --backend gpu: run this precompiled artifact
                       (ssd-compile output) instead of compiling the case;
                       its constants must match the case and the flags
@@ -42,9 +47,8 @@ static Status usageError(const std::string &message) {
   return Status::error(message);
 }
 
-static Expected<ElementKind> parseKind(const std::string &flag,
-                                       const std::string &value,
-                                       bool allowBF16) {
+static Expected<ElementKind>
+parseKind(const std::string &flag, const std::string &value, bool allowBF16) {
   if (value == "f32")
     return ElementKind::F32;
   if (value == "f16")
@@ -67,7 +71,8 @@ static bool parseInteger(const std::string &text, int64_t &out) {
   return true;
 }
 
-Expected<RunOptions> ssd::parseRunOptions(const std::vector<std::string> &args) {
+Expected<RunOptions>
+ssd::parseRunOptions(const std::vector<std::string> &args) {
   RunOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &arg = args[i];
@@ -92,7 +97,7 @@ Expected<RunOptions> ssd::parseRunOptions(const std::vector<std::string> &args) 
     std::string flag = arg.substr(0, eq);
     if (flag != "--case" && flag != "--backend" && flag != "--chunk-size" &&
         flag != "--dtype" && flag != "--state-dtype" && flag != "--out" &&
-        flag != "--artifact")
+        flag != "--artifact" && flag != "--repeat" && flag != "--threads")
       return usageError("unknown argument '" + arg + "'");
     std::string value;
     if (eq != std::string::npos) {
@@ -123,6 +128,13 @@ Expected<RunOptions> ssd::parseRunOptions(const std::vector<std::string> &args) 
         return usageError("--chunk-size: " + value + " is over the maximum " +
                           std::to_string(kMaxChunkSize));
       options.config.chunkSize = q;
+    } else if (flag == "--repeat" || flag == "--threads") {
+      int64_t n;
+      int64_t lowest = flag == "--repeat" ? 1 : 0;
+      if (!parseInteger(value, n) || n < lowest || n > 1000)
+        return usageError(flag + ": '" + value + "' is not an integer in [" +
+                          std::to_string(lowest) + ", 1000]");
+      (flag == "--repeat" ? options.config.repeat : options.config.threads) = n;
     } else if (flag == "--dtype") {
       Expected<ElementKind> kind = parseKind(flag, value, true);
       if (!kind.ok())

@@ -3,6 +3,9 @@
 
 #include "ssd/Reference/Reference.h"
 
+#include <algorithm>
+#include <chrono>
+
 using namespace ssd;
 
 static void roundAll(FloatTensor &t, ElementKind kind) {
@@ -23,6 +26,15 @@ RunOutputs ssd::runReferenceBackend(const SSDCase &c, const RunConfig &config) {
   for (FloatTensor *t : {&rounded.x, &rounded.B, &rounded.C, &rounded.z})
     roundAll(*t, config.dtype);
   roundAll(rounded.initialStates, config.stateDtype);
-  ReferenceResult r = runReference(rounded);
-  return {roundOut(r.y, config.dtype), roundOut(r.finalStates, config.stateDtype)};
+  ReferenceResult r;
+  std::vector<double> runMs;
+  for (int64_t i = 0; i < std::max<int64_t>(config.repeat, 1); ++i) {
+    auto start = std::chrono::steady_clock::now();
+    r = runReference(rounded);
+    runMs.push_back(std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+  return {roundOut(r.y, config.dtype),
+          roundOut(r.finalStates, config.stateDtype), std::move(runMs)};
 }

@@ -16,6 +16,11 @@ struct RunConfig {
   ElementKind dtype = ElementKind::F32;
   /// The element type of initial_states and final_states (F32 or F16).
   ElementKind stateDtype = ElementKind::F32;
+  /// Runs of the computation to time (the median is reported); 0 runs once
+  /// without reporting a time.
+  int64_t repeat = 0;
+  /// CPU worker threads for the chunk loops; 0 runs on the calling thread.
+  int64_t threads = 0;
 };
 
 /// The outputs of a run, widened to float32 whatever the compute dtype:
@@ -23,6 +28,9 @@ struct RunConfig {
 struct RunOutputs {
   std::vector<float> y;
   std::vector<float> finalStates;
+  /// Wall time of each run of the computation, in milliseconds (compilation
+  /// excluded); empty when the backend does not time itself.
+  std::vector<double> runMs;
 };
 
 /// The command-line spelling of an element kind (`f32`, `bf16`, `f16`).

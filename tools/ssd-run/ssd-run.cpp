@@ -21,6 +21,7 @@
 #include "ssd/Support/Compare.h"
 #include "ssd/Support/Npy.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -65,8 +66,8 @@ Status writeOutputs(const SSDCase &c, const RunOutputs &out,
 bool compareOutputs(const SSDCase &c, const RunOutputs &out, double bound) {
   bool pass = true;
   for (auto [name, actual, expected] :
-       {std::tuple<const char *, const std::vector<float> *, const FloatTensor *>{
-            "y", &out.y, &c.expectedY},
+       {std::tuple<const char *, const std::vector<float> *,
+                   const FloatTensor *>{"y", &out.y, &c.expectedY},
         {"final_states", &out.finalStates, &c.expectedFinalStates}}) {
     if (!expected->present())
       continue;
@@ -126,8 +127,8 @@ int main(int argc, char **argv) {
     return kPass;
   }
   bool gpu = options.backend == "gpu" && !options.reference;
-  bool needsPipeline = options.emitLowered ||
-                       (!options.reference && !options.emitMLIR && !gpu);
+  bool needsPipeline =
+      options.emitLowered || (!options.reference && !options.emitMLIR && !gpu);
   if (needsPipeline && !cpuBackendAvailable())
     return fail(kBadInput, "--backend cpu: not built in this configuration "
                            "(the CPU lowering is missing; --reference works)");
@@ -165,6 +166,12 @@ int main(int argc, char **argv) {
     outputs = ran.take();
   }
 
+  if (config.repeat > 0 && !outputs.runMs.empty()) {
+    std::vector<double> ms = outputs.runMs;
+    std::sort(ms.begin(), ms.end());
+    std::cout << "time: median " << ms[ms.size() / 2] << " ms, min " << ms[0]
+              << " ms over " << ms.size() << " runs (compilation excluded)\n";
+  }
   if (!options.outDir.empty())
     if (Status s = writeOutputs(c, outputs, options.outDir); !s.ok())
       return fail(kBadInput, s.message());

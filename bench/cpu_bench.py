@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""CPU benchmark of the compiled SSD (a measurement, not a test).
+
+Builds a random case of the Mamba-2 2.7B layer shape (h=80, p=64, n=128,
+g=1; f32; D per head, dt_bias, softplus) with ssd-make-case, times the
+compiled CPU path with ssd-run (one thread and --threads N) and the
+independent plain loop-nest reference (ssd-run --reference), and writes
+bench/results/<date>-<short commit>-cpu.json in the format of DESIGN.md.
+
+FLOPs counted as the issue states: 2*Q*n per token per group (bmm) plus
+2*Q*p + 4*n*p per token per head.
+
+  bench/cpu_bench.py [--build build] [--seqlen 4096] [--chunk-size 128]
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHAPE = dict(nheads=80, headdim=64, dstate=128, ngroups=1)
+
+
+def run(cmd):
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit("cpu_bench: %s failed (%d):\n%s%s" %
+                 (" ".join(cmd), out.returncode, out.stdout, out.stderr))
+    return out.stdout
+
+
+def timed(bin_dir, case, chunk, repeat, extra):
+    text = run([os.path.join(bin_dir, "ssd-run"), "--case", case,
+                "--chunk-size", str(chunk), "--repeat", str(repeat)] + extra)
+    ms = float(re.search(r"time: median ([0-9.e+-]+) ms", text).group(1))
+    err = max(float(v) for v in re.findall(r"max_rel_err=([0-9.e+-]+)", text))
+    return ms, err
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--seqlen", type=int, default=4096)
+    ap.add_argument("--chunk-size", type=int, default=128)
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    bin_dir = os.path.join(args.build, "bin")
+    q, L = args.chunk_size, args.seqlen
+    h, p, n, g = (SHAPE[k] for k in ("nheads", "headdim", "dstate", "ngroups"))
+    flops = L * (2 * q * n * g + h * (2 * q * p + 4 * n * p))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        case = os.path.join(tmp, "case")
+        run([os.path.join(bin_dir, "ssd-make-case"), "-o", case, "--name",
+             "mamba2-2.7b", "--batch", "1", "--seqlen", str(L)] +
+            sum([["--" + k, str(v)] for k, v in SHAPE.items()], []) +
+            ["--features", "D,dt_bias,softplus", "--seed", "7"])
+        variants = [("cpu", 1, []),
+                    ("cpu", args.threads, ["--threads", str(args.threads)]),
+                    ("reference-loop-nest", 1, ["--reference"])]
+        rows = []
+        for strategy, threads, extra in variants:
+            repeat = 1 if strategy.startswith("reference") else args.repeat
+            ms, err = timed(bin_dir, case, q, repeat, extra)
+            rows.append(dict(strategy=strategy, threads=threads, batch=1,
+                             seqlen=L, chunk_size=q, dtype="f32",
+                             state_dtype="f32", ms=ms, max_rel_err=err,
+                             gflops=flops / ms / 1e6, tflops=flops / ms / 1e9,
+                             gbps=None, **SHAPE))
+            print("%-20s threads=%d  %10.1f ms  %7.2f GFLOP/s  max_rel_err=%.2e"
+                  % (strategy, threads, ms, flops / ms / 1e6, err))
+
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    date = datetime.date.today().isoformat()
+    result = dict(commit=commit, gpu="none", cpu=cpu_model(),
+                  cores=os.cpu_count(), date=date, flops_per_call=flops,
+                  rows=rows)
+    path = os.path.join(ROOT, "bench", "results", "%s-%s-cpu.json" % (date, commit))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)
+    print("wrote", os.path.relpath(path, ROOT))
+
+
+if __name__ == "__main__":
+    main()
