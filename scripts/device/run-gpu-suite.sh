@@ -75,8 +75,11 @@ if [ $fail -eq 0 ]; then record golden-gpu PASS "$pass runs"; else
   record golden-gpu FAIL "$pass passed, $fail failed: ${failed[*]}"; fi
 
 # Long sequence: int32 index overflow and the state chain at 512K tokens.
+# '+' (as in abc1234+dirty) is not allowed in the result file names.
+commit=$(head -n 1 "$art/manifest.txt" | awk '{print $2}' | tr '+' '-')
 run_step long-512k "$build/bin/ssd-bench" --run "$art/mamba2-q128-bf16:1:524288" \
   --warmup 1 --iters 3 --check-heads 4 --check-tokens 0 --what long-512k \
+  --commit "$commit" \
   --json "$res/long-512k.json"
 if [ -f "$res/long-512k.json" ]; then
   err=$(python3 -c "import json;r=json.load(open('$res/long-512k.json'))['rows'];print(r[0]['max_rel_err'] if r else 'nan')" 2>/dev/null)
@@ -90,7 +93,6 @@ run_step memcheck "$sanitizer" --tool memcheck --error-exitcode 9 \
   "$ssd_run" --case "$art/golden/c02_all_features" --backend gpu \
   --artifact "$art/golden-art/c02_all_features-q64-f32" --chunk-size 64
 
-commit=$(head -n 1 "$art/manifest.txt" | awk '{print $2}')
 mkdir -p "$res/bench"
 runs=()
 for q in 128 256; do
