@@ -2,8 +2,9 @@
 # Precompiles, where MLIR is installed, everything scripts/device/run-gpu-suite.sh
 # runs on the GPU machine (which has no MLIR), into one folder to carry there:
 #   OUT_DIR/golden/<case>/              the golden cases (../shared does not travel)
-#   OUT_DIR/golden-art/<case>-q<Q>-<dtype>/   one artifact per case, chunk size, dtype
-#   OUT_DIR/mamba2-q<Q>-bf16/          the Mamba-2 2.7B layer (benchmark, long case)
+#   OUT_DIR/golden-art/<strategy>/<case>-q<Q>-<dtype>/   one artifact per
+#                                      strategy (unfused, fused), case, chunk size, dtype
+#   OUT_DIR/mamba2-<strategy>-q<Q>-bf16/   the Mamba-2 2.7B layer (benchmark, long case)
 #   OUT_DIR/manifest.txt               what was built, by which commit
 #
 #   scripts/device/build-artifacts.sh [OUT_DIR] [BUILD_DIR] [GOLDEN_DIR]
@@ -20,7 +21,7 @@ compile=$build/bin/ssd-compile
 [ -f "$golden/README.md" ] || { echo "error: no golden cases at $golden"; exit 2; }
 
 rm -rf "$out"
-mkdir -p "$out/golden" "$out/golden-art"
+mkdir -p "$out/golden" "$out/golden-art/unfused" "$out/golden-art/fused"
 status=0
 built=0
 
@@ -51,10 +52,10 @@ print(" ".join(["--nheads", str(c["nheads"]), "--headdim", str(c["headdim"]),
 PY
 }
 
-compile_one() { # compile_one DIR FLAGS...
-  local dir=$1
-  shift
-  if "$compile" "$@" --target sm_90a --strategy unfused -o "$dir" 2>"$dir.err"; then
+compile_one() { # compile_one STRATEGY DIR FLAGS...
+  local strategy=$1 dir=$2
+  shift 2
+  if "$compile" "$@" --target sm_90a --strategy "$strategy" -o "$dir" 2>"$dir.err"; then
     rm -f "$dir.err"
     built=$((built + 1))
   else
@@ -68,18 +69,23 @@ for case in "$golden"/*/; do
   [ -f "$case/case.json" ] || continue
   cp -r "$case" "$out/golden/$name"
   flags=$(case_flags "$case")
-  for q in 64 128 256; do
-    for dtype in f32 bf16 f16; do
-      # shellcheck disable=SC2086
-      compile_one "$out/golden-art/$name-q$q-$dtype" $flags --chunk-size "$q" --dtype "$dtype"
+  for strategy in unfused fused; do
+    for q in 64 128 256; do
+      for dtype in f32 bf16 f16; do
+        # shellcheck disable=SC2086
+        compile_one "$strategy" "$out/golden-art/$strategy/$name-q$q-$dtype" $flags \
+          --chunk-size "$q" --dtype "$dtype"
+      done
     done
   done
 done
 
 # Mamba-2 2.7B: h=80 p=64 n=128 g=1, bf16 x/B/C, dt_softplus with dt_bias, D per head.
-for q in 128 256; do
-  compile_one "$out/mamba2-q$q-bf16" --nheads 80 --headdim 64 --dstate 128 \
-    --ngroups 1 --features D,dt_bias,softplus --chunk-size "$q" --dtype bf16
+for strategy in unfused fused; do
+  for q in 128 256; do
+    compile_one "$strategy" "$out/mamba2-$strategy-q$q-bf16" --nheads 80 --headdim 64 \
+      --dstate 128 --ngroups 1 --features D,dt_bias,softplus --chunk-size "$q" --dtype bf16
+  done
 done
 
 {

@@ -7,12 +7,15 @@
 #   1. runtime-only build (cmake -DSSD_BUILD_COMPILER=OFF) and its unit tests;
 #   2. test/Runtime/device/run-on-device.sh (the runtime smoke test);
 #   3. every golden case through ssd-run --backend gpu --artifact at chunk
-#      sizes 64, 128, 256 in f32, bf16 and f16 (same bounds as the CPU path);
-#   4. L = 512K, b=1 h=80 p=64 n=128 (Mamba-2 layer, bf16, chunk 128):
-#      inputs generated on the device by ssd-bench, y and final states of
-#      4 heads over the whole sequence against the reference recurrence;
-#   5. compute-sanitizer --tool memcheck on one golden case;
-#   6. the benchmark (bench/ssd-bench, Mamba-2 2.7B shape).
+#      sizes 64, 128, 256 in f32, bf16 and f16 (same bounds as the CPU path),
+#      for the unfused and the fused strategy;
+#   4. L = 512K, b=1 h=80 p=64 n=128 (Mamba-2 layer, bf16, chunk 128), both
+#      strategies: inputs generated on the device by ssd-bench, y and final
+#      states of 4 heads over the whole sequence against the reference;
+#   5. compute-sanitizer: memcheck on one golden case per strategy, racecheck
+#      on the fused kernel;
+#   6. the benchmark (bench/ssd-bench, Mamba-2 2.7B shape), fused and unfused
+#      in the same process on the same inputs.
 # Writes RESULTS_DIR/gpu-suite.json ({"steps": [{"name", "status", ...}]})
 # and RESULTS_DIR/gpu-suite.log. RESULTS_DIR defaults to $OUT, else /tmp.
 # Exits non-zero when any step fails.
@@ -55,34 +58,37 @@ run_step runtime-unit-tests ctest --test-dir "$build" --output-on-failure -j "$(
 run_step runtime-smoke "$src/test/Runtime/device/run-on-device.sh" /tmp/ssd-rt-smoke
 
 ssd_run=$build/bin/ssd-run
-pass=0
-fail=0
-failed=()
-for case in "$art"/golden/*/; do
-  name=$(basename "$case")
-  for q in 64 128 256; do
-    for dtype in f32 bf16 f16; do
-      a="$art/golden-art/$name-q$q-$dtype"
-      out=$("$ssd_run" --case "$case" --backend gpu --artifact "$a" \
-              --chunk-size "$q" --dtype "$dtype" 2>&1)
-      rc=$?
-      echo "$out" >>"$log"
-      if [ $rc -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$name-q$q-$dtype:rc$rc"); fi
+for strategy in unfused fused; do
+  pass=0
+  fail=0
+  failed=()
+  for case in "$art"/golden/*/; do
+    name=$(basename "$case")
+    for q in 64 128 256; do
+      for dtype in f32 bf16 f16; do
+        a="$art/golden-art/$strategy/$name-q$q-$dtype"
+        out=$("$ssd_run" --case "$case" --backend gpu --artifact "$a" \
+                --chunk-size "$q" --dtype "$dtype" 2>&1)
+        rc=$?
+        echo "$strategy $out" >>"$log"
+        if [ $rc -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$name-q$q-$dtype:rc$rc"); fi
+      done
     done
   done
+  if [ $fail -eq 0 ]; then record "golden-gpu-$strategy" PASS "$pass runs"; else
+    record "golden-gpu-$strategy" FAIL "$pass passed, $fail failed: ${failed[*]}"; fi
 done
-if [ $fail -eq 0 ]; then record golden-gpu PASS "$pass runs"; else
-  record golden-gpu FAIL "$pass passed, $fail failed: ${failed[*]}"; fi
 
 # Long sequence: int32 index overflow and the state chain at 512K tokens.
 # '+' (as in abc1234+dirty) is not allowed in the result file names.
 commit=$(head -n 1 "$art/manifest.txt" | awk '{print $2}' | tr '+' '-')
-run_step long-512k "$build/bin/ssd-bench" --run "$art/mamba2-q128-bf16:1:524288" \
+run_step long-512k "$build/bin/ssd-bench" --run "$art/mamba2-unfused-q128-bf16:1:524288" \
+  --run "$art/mamba2-fused-q128-bf16:1:524288" \
   --warmup 1 --iters 3 --check-heads 4 --check-tokens 0 --what long-512k \
   --commit "$commit" \
   --json "$res/long-512k.json"
 if [ -f "$res/long-512k.json" ]; then
-  err=$(python3 -c "import json;r=json.load(open('$res/long-512k.json'))['rows'];print(r[0]['max_rel_err'] if r else 'nan')" 2>/dev/null)
+  err=$(python3 -c "import json;r=json.load(open('$res/long-512k.json'))['rows'];print(max(x['max_rel_err'] for x in r) if r else 'nan')" 2>/dev/null)
   ok=$(python3 -c "print(1 if float('$err') <= 1.5e-2 else 0)" 2>/dev/null)
   [ "$ok" = 1 ] && record long-512k-accuracy PASS "max_rel_err=$err (bf16 bound 1.5e-2)" \
                 || record long-512k-accuracy FAIL "max_rel_err=$err (bf16 bound 1.5e-2)"
@@ -91,15 +97,23 @@ fi
 sanitizer=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
 run_step memcheck "$sanitizer" --tool memcheck --error-exitcode 9 \
   "$ssd_run" --case "$art/golden/c02_all_features" --backend gpu \
-  --artifact "$art/golden-art/c02_all_features-q64-f32" --chunk-size 64
+  --artifact "$art/golden-art/unfused/c02_all_features-q64-f32" --chunk-size 64
+run_step memcheck-fused "$sanitizer" --tool memcheck --error-exitcode 9 \
+  "$ssd_run" --case "$art/golden/c04_varlen" --backend gpu \
+  --artifact "$art/golden-art/fused/c04_varlen-q64-bf16" --chunk-size 64 --dtype bf16
+run_step racecheck-fused "$sanitizer" --tool racecheck --error-exitcode 9 \
+  "$ssd_run" --case "$art/golden/c02_all_features" --backend gpu \
+  --artifact "$art/golden-art/fused/c02_all_features-q64-f32" --chunk-size 64
 
 mkdir -p "$res/bench"
 runs=()
-for q in 128 256; do
-  for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-q$q-bf16:$bl"); done
+for strategy in unfused fused; do
+  for q in 128 256; do
+    for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-$strategy-q$q-bf16:$bl"); done
+  done
 done
 run_step bench "$build/bin/ssd-bench" "${runs[@]}" --warmup 10 --iters 30 \
-  --check-heads 2 --check-tokens 2048 --what unfused-mamba2 --commit "$commit" \
+  --check-heads 2 --check-tokens 2048 --what fused-vs-unfused-mamba2 --commit "$commit" \
   --results-dir "$res/bench"
 cp "$res"/bench/*.json "$res/" 2>/dev/null
 
