@@ -49,3 +49,21 @@ ptxas = shutil.which("ptxas") or (
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# A CUDA device: the GPU integration tests run only where one answers. The
+# GPU machine, which has no MLIR, runs the same checks through
+# scripts/device/run-gpu-suite.sh on precompiled artifacts.
+def _has_cuda_device():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    import subprocess
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+if _has_cuda_device():
+    config.available_features.add("cuda-device")

@@ -37,15 +37,15 @@ std::vector<KernelArg> ssd::caseKernelArgs(const SSDCase &c,
       arg.kind = bufferKind(config.dtype);
     else if (name == "initial_states")
       arg.kind = bufferKind(config.stateDtype);
-    const FloatTensor *t = name == "x"                ? &c.x
-                           : name == "dt"             ? &c.dt
-                           : name == "A"              ? &c.A
-                           : name == "B"              ? &c.B
-                           : name == "C"              ? &c.C
-                           : name == "D"              ? &c.D
-                           : name == "z"              ? &c.z
-                           : name == "dt_bias"        ? &c.dtBias
-                                                      : &c.initialStates;
+    const FloatTensor *t = name == "x"         ? &c.x
+                           : name == "dt"      ? &c.dt
+                           : name == "A"       ? &c.A
+                           : name == "B"       ? &c.B
+                           : name == "C"       ? &c.C
+                           : name == "D"       ? &c.D
+                           : name == "z"       ? &c.z
+                           : name == "dt_bias" ? &c.dtBias
+                                               : &c.initialStates;
     arg.shape = t->shape;
     args.push_back(std::move(arg));
   }
@@ -58,9 +58,9 @@ std::vector<KernelArg> ssd::caseKernelArgs(const SSDCase &c,
 OwningOpRef<ModuleOp> ssd::buildCaseModule(MLIRContext &context,
                                            const SSDCase &c,
                                            const RunConfig &config) {
-  LayerSpec spec = layerSpecOfCase(c, config.chunkSize,
-                                   elementKindName(config.dtype),
-                                   elementKindName(config.stateDtype));
+  LayerSpec spec =
+      layerSpecOfCase(c, config.chunkSize, elementKindName(config.dtype),
+                      elementKindName(config.stateDtype));
   LayerShape shape;
   shape.batch = c.batch;
   shape.seqlen = c.seqlen;

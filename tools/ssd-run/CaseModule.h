@@ -48,13 +48,14 @@ struct KernelArg {
 
 /// The arguments of the generated function, in order: the inputs present,
 /// then y and final_states.
-std::vector<KernelArg> caseKernelArgs(const SSDCase &c, const RunConfig &config);
+std::vector<KernelArg> caseKernelArgs(const SSDCase &c,
+                                      const RunConfig &config);
 
 /// Builds the module; `context` must have the ssd, func, bufferization and
 /// tensor dialects loaded or registered.
-mlir::OwningOpRef<mlir::ModuleOp>
-buildCaseModule(mlir::MLIRContext &context, const SSDCase &c,
-                const RunConfig &config);
+mlir::OwningOpRef<mlir::ModuleOp> buildCaseModule(mlir::MLIRContext &context,
+                                                  const SSDCase &c,
+                                                  const RunConfig &config);
 
 } // namespace ssd
 

@@ -59,11 +59,10 @@ Status ssd::checkArtifactFits(const rt::Manifest &m, const LayerSpec &spec) {
       hi = limit->array[1].isNull() ? INFINITY : limit->array[1].number;
     }
     if (!(lo == spec.dtLimitLo && hi == spec.dtLimitHi))
-      return mismatch("dt_limit",
-                      limit ? "[" + number(lo) + ", " + number(hi) + "]"
-                            : "not recorded",
-                      "[" + number(spec.dtLimitLo) + ", " +
-                          number(spec.dtLimitHi) + "]");
+      return mismatch(
+          "dt_limit",
+          limit ? "[" + number(lo) + ", " + number(hi) + "]" : "not recorded",
+          "[" + number(spec.dtLimitLo) + ", " + number(spec.dtLimitHi) + "]");
   }
   return Status::success();
 }
@@ -111,15 +110,20 @@ std::vector<float> decode(const std::vector<uint8_t> &bytes, DType dtype) {
   }
   std::vector<uint16_t> bits(bytes.size() / 2);
   std::memcpy(bits.data(), bytes.data(), bytes.size());
-  return fromHalfBits(dtype == DType::BF16 ? ElementKind::BF16 : ElementKind::F16,
-                      bits);
+  return fromHalfBits(
+      dtype == DType::BF16 ? ElementKind::BF16 : ElementKind::F16, bits);
 }
 
 const FloatTensor *floatInput(const SSDCase &c, const std::string &name) {
   const std::pair<const char *, const FloatTensor *> inputs[] = {
-      {"x", &c.x},         {"dt", &c.dt}, {"A", &c.A},
-      {"B", &c.B},         {"C", &c.C},   {"D", &c.D},
-      {"z", &c.z},         {"dt_bias", &c.dtBias},
+      {"x", &c.x},
+      {"dt", &c.dt},
+      {"A", &c.A},
+      {"B", &c.B},
+      {"C", &c.C},
+      {"D", &c.D},
+      {"z", &c.z},
+      {"dt_bias", &c.dtBias},
       {"initial_states", &c.initialStates}};
   for (auto [key, t] : inputs)
     if (name == key)
@@ -136,9 +140,9 @@ Expected<RunOutputs> ssd::runGPUBackend(const SSDCase &c,
   rt::ArgumentMap args;
 
   auto upload = [&](const std::string &name, const std::vector<int64_t> &shape,
-                    const std::vector<uint8_t> &bytes,
-                    DType dtype) -> Status {
-    Expected<rt::DeviceBuffer> buffer = rt::DeviceBuffer::allocate(bytes.size());
+                    const std::vector<uint8_t> &bytes, DType dtype) -> Status {
+    Expected<rt::DeviceBuffer> buffer =
+        rt::DeviceBuffer::allocate(bytes.size());
     if (!buffer.ok())
       return buffer.status().withContext("tensor '" + name + "'");
     SSD_RT_RETURN_IF_ERROR(
@@ -187,9 +191,9 @@ Expected<RunOutputs> ssd::runGPUBackend(const SSDCase &c,
       rt::deviceSynchronize().withContext("running " + artifact.origin()));
 
   RunOutputs out;
-  for (auto [name, dest] : {std::pair<const char *, std::vector<float> *>{
-                                "y", &out.y},
-                            {"final_states", &out.finalStates}}) {
+  for (auto [name, dest] :
+       {std::pair<const char *, std::vector<float> *>{"y", &out.y},
+        {"final_states", &out.finalStates}}) {
     DeviceTensor &t = tensors[name];
     std::vector<uint8_t> bytes(t.buffer.bytes());
     SSD_RT_RETURN_IF_ERROR(

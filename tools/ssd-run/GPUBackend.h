@@ -29,8 +29,10 @@ rt::Status checkArtifactFits(const rt::Manifest &manifest,
 /// Whether this ssd-run can compile an artifact itself (it has MLIR).
 bool canCompileArtifacts();
 
-/// Compiles `spec` for sm_90a into a fresh temporary directory; returns it.
-rt::Expected<std::string> compileArtifactForRun(const LayerSpec &spec);
+/// Compiles `spec` for sm_90a with `strategy` (`unfused` or `fused`) into a
+/// fresh temporary directory; returns it.
+rt::Expected<std::string> compileArtifactForRun(const LayerSpec &spec,
+                                                const std::string &strategy);
 
 /// Uploads the case's inputs in the artifact's element types, launches the
 /// artifact on the primary context of device 0, and returns the outputs

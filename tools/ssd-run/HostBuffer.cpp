@@ -41,8 +41,8 @@ void HostBuffer::store(llvm::ArrayRef<float> values) {
     std::memcpy(words.data(), values.data(), count * sizeof(float));
     return;
   }
-  std::vector<uint16_t> bits =
-      toHalfBits(halfKind(karg.kind), std::vector<float>(values.begin(), values.end()));
+  std::vector<uint16_t> bits = toHalfBits(
+      halfKind(karg.kind), std::vector<float>(values.begin(), values.end()));
   std::memcpy(words.data(), bits.data(), count * sizeof(uint16_t));
 }
 

@@ -10,7 +10,7 @@ using ssd::rt::Status;
 const char *ssd::runUsage() {
   return R"(usage: ssd-run --case DIR [--backend cpu|gpu] [--chunk-size Q]
                [--dtype f32|bf16|f16] [--state-dtype f32|f16] [--out DIR]
-               [--repeat N] [--threads N]
+               [--repeat N] [--threads N] [--strategy unfused|fused]
                [--artifact DIR] [--reference] [--emit-mlir | --emit-lowered]
 
 Runs the whole SSD forward on a case folder (the format of golden/), writes
@@ -23,6 +23,8 @@ expected outputs prints the error of each against the bound.
   --dtype T           element type of x, B, C, z and y (default f32)
   --state-dtype T     element type of initial and final states (default f32)
   --out DIR           where to write y.npy and final_states.npy
+  --strategy S        with --backend gpu and no --artifact: compile the
+                      unfused kernels (default) or the fused persistent kernel
   --repeat N          run the computation N times (cpu and --reference) and
                       print the median time; compilation is not timed
   --threads N         cpu: run the chunk loops on N threads (0: one thread,
@@ -97,7 +99,8 @@ ssd::parseRunOptions(const std::vector<std::string> &args) {
     std::string flag = arg.substr(0, eq);
     if (flag != "--case" && flag != "--backend" && flag != "--chunk-size" &&
         flag != "--dtype" && flag != "--state-dtype" && flag != "--out" &&
-        flag != "--artifact" && flag != "--repeat" && flag != "--threads")
+        flag != "--artifact" && flag != "--repeat" && flag != "--threads" &&
+        flag != "--strategy")
       return usageError("unknown argument '" + arg + "'");
     std::string value;
     if (eq != std::string::npos) {
@@ -111,6 +114,11 @@ ssd::parseRunOptions(const std::vector<std::string> &args) {
       options.caseDir = value;
     } else if (flag == "--out") {
       options.outDir = value;
+    } else if (flag == "--strategy") {
+      if (value != "unfused" && value != "fused")
+        return usageError("--strategy: unknown strategy '" + value +
+                          "' (expected unfused or fused)");
+      options.strategy = value;
     } else if (flag == "--artifact") {
       options.artifactDir = value;
     } else if (flag == "--backend") {

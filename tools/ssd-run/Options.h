@@ -17,6 +17,8 @@ struct RunOptions {
   std::string outDir;
   /// With --backend gpu: a precompiled artifact instead of compiling here.
   std::string artifactDir;
+  /// With --backend gpu and no artifact: the GPU strategy to compile with.
+  std::string strategy = "unfused";
   RunConfig config;
   bool reference = false;   ///< run the independent reference instead
   bool emitMLIR = false;    ///< print the module and stop

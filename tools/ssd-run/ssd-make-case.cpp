@@ -22,8 +22,8 @@ namespace cl = llvm::cl;
 
 static cl::opt<std::string> outDir("o", cl::desc("output case folder"),
                                    cl::value_desc("DIR"), cl::Required);
-static cl::opt<std::string> name("name", cl::desc("case name (default: random)"),
-                                 cl::init("random"));
+static cl::opt<std::string>
+    name("name", cl::desc("case name (default: random)"), cl::init("random"));
 static cl::opt<int64_t> batch("batch", cl::init(1));
 static cl::opt<int64_t> seqlen("seqlen", cl::init(64));
 static cl::opt<int64_t> nheads("nheads", cl::init(2));
@@ -31,21 +31,22 @@ static cl::opt<int64_t> headdim("headdim", cl::init(4));
 static cl::opt<int64_t> ngroups("ngroups", cl::init(1));
 static cl::opt<int64_t> dstate("dstate", cl::init(8));
 static cl::opt<uint64_t> seed("seed", cl::init(0));
-static cl::list<std::string>
-    features("features", cl::CommaSeparated,
-             cl::desc("optional inputs: D,Dhp,z,dt_bias,softplus,initial_states"));
+static cl::list<std::string> features(
+    "features", cl::CommaSeparated,
+    cl::desc("optional inputs: D,Dhp,z,dt_bias,softplus,initial_states"));
 static cl::list<double> dtLimit("dt-limit", cl::CommaSeparated,
                                 cl::desc("LO,HI clamp of the processed dt"));
-static cl::list<int64_t> seqIdxCuts("seq-idx-cuts", cl::CommaSeparated,
-                                    cl::desc("tokens where seq_idx increments"));
+static cl::list<int64_t>
+    seqIdxCuts("seq-idx-cuts", cl::CommaSeparated,
+               cl::desc("tokens where seq_idx increments"));
 static cl::list<int32_t> cuSeqlens("cu-seqlens", cl::CommaSeparated,
                                    cl::desc("cu_seqlens (selects varlen)"));
 static cl::list<double> aRange("a-range", cl::CommaSeparated,
                                cl::desc("LO,HI range of A (default -4,-0.5)"));
 static cl::list<double> dtRange("dt-range", cl::CommaSeparated,
                                 cl::desc("LO,HI range of the (softplus'd) dt"));
-static cl::opt<bool> noExpected("no-expected",
-                                cl::desc("do not write y.npy, final_states.npy"));
+static cl::opt<bool>
+    noExpected("no-expected", cl::desc("do not write y.npy, final_states.npy"));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "ssd-make-case: error: " << message << "\n";
@@ -101,7 +102,8 @@ int main(int argc, char **argv) {
     return fail("sizes must be positive");
   SSDCase c = makeRandomCase(o);
   c.name = name;
-  c.note = "random case written by ssd-make-case (seed " + std::to_string(seed) + ")";
+  c.note = "random case written by ssd-make-case (seed " +
+           std::to_string(seed) + ")";
   if (rt::Status s = validateCase(c, outDir); !s.ok())
     return fail(s.message());
   if (!noExpected) {
@@ -109,7 +111,8 @@ int main(int argc, char **argv) {
     c.expectedY.shape = c.tokenShape();
     c.expectedY.data.assign(r.y.begin(), r.y.end());
     c.expectedFinalStates.shape = c.stateShape();
-    c.expectedFinalStates.data.assign(r.finalStates.begin(), r.finalStates.end());
+    c.expectedFinalStates.data.assign(r.finalStates.begin(),
+                                      r.finalStates.end());
   }
   if (rt::Status s = writeCase(c, outDir); !s.ok())
     return fail(s.message());

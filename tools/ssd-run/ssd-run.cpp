@@ -91,8 +91,9 @@ Expected<RunOutputs> runOnGPU(const SSDCase &c, const RunOptions &options,
   std::string compiledHere;
   if (dir.empty()) {
     if (!canCompileArtifacts())
-      return compileArtifactForRun(spec).status();
-    Expected<std::string> compiled = compileArtifactForRun(spec);
+      return compileArtifactForRun(spec, options.strategy).status();
+    Expected<std::string> compiled =
+        compileArtifactForRun(spec, options.strategy);
     if (!compiled.ok()) {
       code = kExecutionFailed;
       return compiled.status();
