@@ -20,33 +20,43 @@
 using namespace ssd;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory caseCategory("ssd-make-case options");
+
 static cl::opt<std::string> outDir("o", cl::desc("output case folder"),
-                                   cl::value_desc("DIR"), cl::Required);
-static cl::opt<std::string>
-    name("name", cl::desc("case name (default: random)"), cl::init("random"));
-static cl::opt<int64_t> batch("batch", cl::init(1));
-static cl::opt<int64_t> seqlen("seqlen", cl::init(64));
-static cl::opt<int64_t> nheads("nheads", cl::init(2));
-static cl::opt<int64_t> headdim("headdim", cl::init(4));
-static cl::opt<int64_t> ngroups("ngroups", cl::init(1));
-static cl::opt<int64_t> dstate("dstate", cl::init(8));
-static cl::opt<uint64_t> seed("seed", cl::init(0));
+                                   cl::value_desc("DIR"), cl::Required,
+                                   cl::cat(caseCategory));
+static cl::opt<std::string> name("name",
+                                 cl::desc("case name (default: random)"),
+                                 cl::init("random"), cl::cat(caseCategory));
+static cl::opt<int64_t> batch("batch", cl::init(1), cl::cat(caseCategory));
+static cl::opt<int64_t> seqlen("seqlen", cl::init(64), cl::cat(caseCategory));
+static cl::opt<int64_t> nheads("nheads", cl::init(2), cl::cat(caseCategory));
+static cl::opt<int64_t> headdim("headdim", cl::init(4), cl::cat(caseCategory));
+static cl::opt<int64_t> ngroups("ngroups", cl::init(1), cl::cat(caseCategory));
+static cl::opt<int64_t> dstate("dstate", cl::init(8), cl::cat(caseCategory));
+static cl::opt<uint64_t> seed("seed", cl::init(0), cl::cat(caseCategory));
 static cl::list<std::string> features(
     "features", cl::CommaSeparated,
-    cl::desc("optional inputs: D,Dhp,z,dt_bias,softplus,initial_states"));
+    cl::desc("optional inputs: D,Dhp,z,dt_bias,softplus,initial_states"),
+    cl::cat(caseCategory));
 static cl::list<double> dtLimit("dt-limit", cl::CommaSeparated,
-                                cl::desc("LO,HI clamp of the processed dt"));
-static cl::list<int64_t>
-    seqIdxCuts("seq-idx-cuts", cl::CommaSeparated,
-               cl::desc("tokens where seq_idx increments"));
+                                cl::desc("LO,HI clamp of the processed dt"),
+                                cl::cat(caseCategory));
+static cl::list<int64_t> seqIdxCuts("seq-idx-cuts", cl::CommaSeparated,
+                                    cl::desc("tokens where seq_idx increments"),
+                                    cl::cat(caseCategory));
 static cl::list<int32_t> cuSeqlens("cu-seqlens", cl::CommaSeparated,
-                                   cl::desc("cu_seqlens (selects varlen)"));
+                                   cl::desc("cu_seqlens (selects varlen)"),
+                                   cl::cat(caseCategory));
 static cl::list<double> aRange("a-range", cl::CommaSeparated,
-                               cl::desc("LO,HI range of A (default -4,-0.5)"));
+                               cl::desc("LO,HI range of A (default -4,-0.5)"),
+                               cl::cat(caseCategory));
 static cl::list<double> dtRange("dt-range", cl::CommaSeparated,
-                                cl::desc("LO,HI range of the (softplus'd) dt"));
+                                cl::desc("LO,HI range of the (softplus'd) dt"),
+                                cl::cat(caseCategory));
 static cl::opt<bool>
-    noExpected("no-expected", cl::desc("do not write y.npy, final_states.npy"));
+    noExpected("no-expected", cl::desc("do not write y.npy, final_states.npy"),
+               cl::cat(caseCategory));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "ssd-make-case: error: " << message << "\n";
@@ -55,6 +65,7 @@ static int fail(const llvm::Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(caseCategory);
   cl::ParseCommandLineOptions(argc, argv, "write a random SSD case folder\n");
 
   RandomCaseOptions o;
