@@ -224,16 +224,17 @@ int64_t TileMatmul::stageBytes(int64_t rows) const {
   return 2 * elements * mmaType.getIntOrFloatBitWidth() / 8;
 }
 int64_t TileMatmul::outBytes() const { return tileM * (tileN + kOutPad) * 4; }
+int64_t TileMatmul::vectorBytes() const {
+  assert(usesMma() && "tensor-core tiles");
+  return std::max(stageBytes(tileM) + stageBytes(tileN), outBytes());
+}
 
 /// A view of the vector path's byte buffer, allocated on first use with
 /// room for the A and B stages and for the f32 output tile.
 Value TileMatmul::sharedView(int64_t byteOffset, ArrayRef<int64_t> shape,
                              Type element) {
-  if (!flat) {
-    int64_t bytes =
-        std::max(stageBytes(tileM) + stageBytes(tileN), outBytes());
-    flat = kernel.sharedBuffer({bytes}, e.b.getI8Type());
-  }
+  if (!flat)
+    flat = kernel.sharedBuffer({vectorBytes()}, e.b.getI8Type());
   auto flatType = cast<MemRefType>(flat.getType());
   auto type = MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
                               flatType.getMemorySpace());

@@ -59,6 +59,15 @@ public:
   static bool mmaFits(int64_t tileM, int64_t tileN, int64_t tileK);
   bool usesMma() const { return static_cast<bool>(mmaType); }
 
+  /// Bytes of shared memory the vector path holds (both stages of A and
+  /// B, or the f32 output tile of epilogueVector). Tensor-core tiles only.
+  int64_t vectorBytes() const;
+  /// Runs the vector path in `buffer`, a 1-D i8 workgroup buffer of at
+  /// least vectorBytes() bytes, instead of a buffer of its own: products
+  /// that never run at once (one after the other, barrier between) can
+  /// share one. Call before the first product.
+  void shareVectorBuffer(Value buffer) { flat = buffer; }
+
   /// Zero accumulators.
   llvm::SmallVector<Value> zero();
   /// acc += A B^T over k in [kBegin, kEnd).

@@ -13,10 +13,20 @@
 // The serial part (3) is a load, an FMA and a store per element; the scan
 // (4) of this item overlaps the next chunk's chain step.
 //
+// On tensor cores the products take TileMatmul's vector path (16-byte
+// fills one K slice ahead into two shared stages, 16-byte stores through
+// shared memory), as the unfused chunk_state and chunk_scan do; the chunk
+// state is then one pBlock x dstate tile, whole before the turn wait, so
+// that only the fold into the slot runs under the turn. Both products run
+// in one shared buffer.
+//
 //===----------------------------------------------------------------------===//
 #include "../TileMatmul.h"
 #include "FusedKernel.h"
 #include "Sync.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -31,6 +41,27 @@ struct ChainItem {
   ChunkPlace place;
   Value sDA, sDt, sW; // shared, chunk-length: dA_cumsum, dt, state weights
 };
+
+/// The vector path of the chunk state: one pBlock x dstate tile on the
+/// tensor cores (x rows and B rows are whole 16-byte vectors).
+bool stateVectors(FusedBuild &f) {
+  const SSDProblem &p = f.p;
+  int64_t pBlock = f.plan.pBlock;
+  return mmaElementType(p) && pBlock % 16 == 0 && p.state % 16 == 0 &&
+         p.state <= 128 && p.chunk % kVectorWidth == 0 &&
+         TileMatmul::mmaFits(pBlock, p.state, tileDepth(p.chunk));
+}
+
+/// The vector path of the chunk scan: rows of C, CB, x and the state slot
+/// are whole vectors and the tile covers the item's columns exactly.
+bool scanVectors(FusedBuild &f) {
+  const SSDProblem &p = f.p;
+  int64_t pBlock = f.plan.pBlock;
+  return mmaElementType(p) && pBlock % 16 == 0 && p.state % kVectorWidth == 0 &&
+         p.chunk % kVectorWidth == 0 &&
+         TileMatmul::mmaFits(tileEdge(p.chunk), pBlock,
+                             tileDepth(std::min(p.state, p.chunk)));
+}
 
 /// Tile depth of a product: the unfused choice on the tensor cores, 16 for
 /// the f32 path so that the three products' shared slices fit together.
@@ -99,6 +130,61 @@ Value stateCarry(FusedBuild &f, const ChainItem &it) {
   Value reset = e.ne(e.load(si, {it.row, lastTokenOf(e, f.p, it.c, f.seqLen)}),
                      e.load(si, {it.row, tokenBefore(e, f.p, it.c)}));
   return e.select(reset, e.f32(0.0), carry);
+}
+
+/// Steps 2 and 3 on the vector path: the whole chunk state in registers,
+/// then, under the turn, slot(c) + 1 <- carry * slot(c) + S with 16-byte
+/// loads and stores.
+void chunkStateAndPassVector(FusedBuild &f, const ChainItem &it, Value shared) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  TileMatmul mm(e, f.k, f.plan.pBlock, p.state, tileDepth(p.chunk),
+                mmaElementType(p));
+  mm.shareVectorBuffer(shared);
+  const ChunkRange &r = it.place.range;
+  Value x = f.arg("x"), bMat = f.arg("B"), slots = f.arg("passed_states");
+  Value turns = f.arg("state_turn");
+  Value turn = turnIndex(f, it.row, it.head, it.pb);
+  Value carry = stateCarry(f, it);
+  Value slot = it.place.slot, nextSlot = e.add(it.place.slot, 1);
+
+  // A(l, pp) = x[l, p0 + pp] w_l,  B(l, nn) = B[l, nn]; token-major both.
+  TileOperand xw{[&](Value l, Value rr) {
+                   Value v = e.loadF32(x, {it.row, tokenAt(e, r, l), it.head,
+                                           e.add(it.p0, rr)});
+                   return e.mulf(v, e.load(it.sW, {l}));
+                 },
+                 /*kContiguous=*/false};
+  xw.loadVector = [&](Value l, Value rr) {
+    return e.loadVector(
+        x, {it.row, tokenAt(e, r, l), it.head, e.add(it.p0, rr)}, kVectorWidth);
+  };
+  xw.convertVector = [&](Value raw, Value l, Value) {
+    return e.mulf(e.toF32Vector(raw),
+                  e.splat(e.load(it.sW, {l}), kVectorWidth));
+  };
+  TileOperand bl{
+      [&](Value l, Value nn) {
+        return e.loadF32(bMat, {it.row, tokenAt(e, r, l), it.group, nn});
+      },
+      /*kContiguous=*/false};
+  bl.loadVector = [&](Value l, Value nn) {
+    return e.loadVector(bMat, {it.row, tokenAt(e, r, l), it.group, nn},
+                        kVectorWidth);
+  };
+  SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
+  blockAcquire(e, turns, turn, e.add(it.c, 1));
+  Value carries = e.splat(carry, kVectorWidth);
+  mm.epilogueVector(acc, [&](Value rr, Value nn, Value v) {
+    e.ifThen(it.place.used, [&] {
+      Value pp = e.add(it.p0, rr);
+      Value prev = e.toF32Vector(
+          e.loadVector(slots, {it.row, slot, it.head, pp, nn}, kVectorWidth));
+      e.storeVector(math::FmaOp::create(e.b, carries, prev, v), slots,
+                    {it.row, nextSlot, it.head, pp, nn});
+    });
+  });
+  blockRelease(e, turns, turn, e.add(it.c, 2));
 }
 
 /// Steps 2 and 3: the chunk state tile by tile, folded into the passed
@@ -182,14 +268,46 @@ void storeOutput(FusedBuild &f, const ChainItem &it, Value i, Value col,
            });
 }
 
+/// As storeOutput for columns col..col+7 (v a vector<8xf32>): 16-byte
+/// loads of x and z, one 16-byte store of y.
+void storeOutputVector(FusedBuild &f, const ChainItem &it, Value i, Value col,
+                       Value v) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  e.ifThen(e.lt(i, it.place.range.len), [&] {
+    Value pp = e.add(it.p0, col);
+    Value t = e.add(it.place.range.start, i);
+    SmallVector<Value> at = {it.row, t, it.head, pp};
+    if (f.has("D")) {
+      Value x = e.toF32Vector(e.loadVector(f.arg("x"), at, kVectorWidth));
+      Value d = p.perChannelD
+                    ? e.toF32Vector(
+                          e.loadVector(f.arg("D"), {it.head, pp}, kVectorWidth))
+                    : e.splat(e.loadF32(f.arg("D"), {it.head}), kVectorWidth);
+      v = math::FmaOp::create(e.b, d, x, v);
+    }
+    if (f.has("z")) {
+      Value z = e.loadVector(f.arg("z"), at, kVectorWidth);
+      Value gate = e.mapF32(z, [&](Value zt, int64_t) {
+        return e.divf(zt, e.addf(e.f32(1.0), e.exp(e.subf(e.f32(0.0), zt))));
+      });
+      v = e.mulf(v, gate);
+    }
+    e.storeVector(v, f.arg("y"), at);
+  });
+}
+
 /// Step 4: the chunk's output rows, T at a time.
-void chunkScan(FusedBuild &f, const ChainItem &it) {
+void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   Emitter &e = f.e;
   const SSDProblem &p = f.p;
   int64_t pBlock = f.plan.pBlock;
   int64_t rows = tileEdge(p.chunk), cols = roundUp(pBlock, 16);
   TileMatmul mm(e, f.k, rows, cols, depthFor(p, std::min(p.state, p.chunk)),
                 mmaElementType(p));
+  bool vectors = shared && cols == pBlock;
+  if (vectors)
+    mm.shareVectorBuffer(shared);
   Value sScale = f.k.sharedBuffer({rows}, e.b.getF32Type());
   const ChunkRange &r = it.place.range;
   Value cMat = f.arg("C"), cb = f.arg("CB"), x = f.arg("x");
@@ -232,6 +350,22 @@ void chunkScan(FusedBuild &f, const ChainItem &it) {
                         return e.select(colIn(col), v, e.f32(0.0));
                       },
                       /*kContiguous=*/true};
+    if (vectors) {
+      cScaled.loadVector = [&](Value n, Value rr) {
+        Value i = e.add(i0, rr);
+        return e.loadVector(cMat, {it.row, tokenAt(e, r, i), it.group, n},
+                            kVectorWidth);
+      };
+      cScaled.convertVector = [&](Value raw, Value, Value rr) {
+        return e.mulf(e.toF32Vector(raw),
+                      e.splat(e.load(sScale, {rr}), kVectorWidth));
+      };
+      state.loadVector = [&](Value n, Value col) {
+        return e.loadVector(
+            slots, {it.row, it.place.slot, it.head, e.add(it.p0, col), n},
+            kVectorWidth);
+      };
+    }
     SmallVector<Value> acc =
         mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), cScaled, state);
 
@@ -254,8 +388,39 @@ void chunkScan(FusedBuild &f, const ChainItem &it) {
                      return e.select(colIn(col), v, e.f32(0.0));
                    },
                    /*kContiguous=*/false};
+    if (vectors) {
+      weights.loadVector = [&](Value j, Value rr) {
+        Value iq = e.min(e.add(i0, rr), e.idx(p.chunk - 1));
+        return e.loadVector(cb, {it.row, it.c, it.group, iq, j}, kVectorWidth);
+      };
+      // CB[i,j] exp(min(dA_i - dA_j, 0)) dt_j on j <= i, one exp each.
+      weights.convertVector = [&](Value raw, Value j, Value rr) {
+        Value i = e.add(i0, rr);
+        Value dAi = e.load(it.sDA, {e.min(i, e.idx(p.chunk - 1))});
+        Value dAj = e.loadVector(it.sDA, {j}, kVectorWidth);
+        Value dtj = e.loadVector(it.sDt, {j}, kVectorWidth);
+        return e.mapF32(raw, [&](Value v, int64_t t) {
+          Value at = vector::ExtractOp::create(e.b, dAj, ArrayRef<int64_t>{t});
+          Value w =
+              e.mulf(e.mulf(v, e.decay(e.subf(dAi, at))),
+                     vector::ExtractOp::create(e.b, dtj, ArrayRef<int64_t>{t}));
+          return e.select(e.le(e.add(j, e.idx(t)), i), w, e.f32(0.0));
+        });
+      };
+      xj.loadVector = [&](Value j, Value col) {
+        return e.loadVector(
+            x, {it.row, tokenAt(e, r, j), it.head, e.add(it.p0, col)},
+            kVectorWidth);
+      };
+    }
     Value jEnd = e.min(e.add(i0, e.idx(rows)), r.len);
     acc = mm.accumulate(acc, e.idx(0), jEnd, weights, xj);
+    if (vectors) {
+      mm.epilogueVector(acc, [&](Value rr, Value col, Value v) {
+        storeOutputVector(f, it, e.add(i0, rr), col, v);
+      });
+      return;
+    }
     mm.epilogue(acc, [&](Value rr, Value col, Value v) {
       storeOutput(f, it, e.add(i0, rr), col, v);
     });
@@ -279,8 +444,28 @@ void emitChainItem(FusedBuild &f, Value index) {
   waitForChunkInputs(f, it);
   it.place = placeChunk(f, it.c);
   stageChunk(f, it);
-  chunkStateAndPass(f, it);
-  chunkScan(f, it);
+  // One buffer for the vector paths of both products.
+  bool stateVec = stateVectors(f), scanVec = scanVectors(f);
+  Value shared;
+  if (stateVec || scanVec) {
+    int64_t bytes = 0;
+    if (stateVec)
+      bytes = TileMatmul(e, f.k, f.plan.pBlock, p.state, tileDepth(p.chunk),
+                         mmaElementType(p))
+                  .vectorBytes();
+    if (scanVec)
+      bytes =
+          std::max(bytes, TileMatmul(e, f.k, tileEdge(p.chunk), f.plan.pBlock,
+                                     tileDepth(std::min(p.state, p.chunk)),
+                                     mmaElementType(p))
+                              .vectorBytes());
+    shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());
+  }
+  if (stateVec)
+    chunkStateAndPassVector(f, it, shared);
+  else
+    chunkStateAndPass(f, it);
+  chunkScan(f, it, scanVec ? shared : Value());
 }
 
 } // namespace fused

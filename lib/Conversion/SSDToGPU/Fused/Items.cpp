@@ -171,27 +171,68 @@ static Value processDt(Emitter &e, const SSDProblem &p, Value dt, Value bias) {
   return dt;
 }
 
+/// Inclusive prefix sum of `v` over the lanes of a warp (five shuffles).
+static Value warpInclusiveScan(Emitter &e, Value v) {
+  Value lane = e.laneId();
+  Type i32 = e.b.getI32Type();
+  Value width = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, 32));
+  for (int32_t off = 1; off < 32; off *= 2) {
+    Value offset = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, off));
+    Value up = gpu::ShuffleOp::create(e.b, v, offset, width,
+                                      gpu::ShuffleMode::UP)
+                   .getShuffleResult();
+    v = e.select(e.le(e.idx(off), lane), e.addf(v, up), v);
+  }
+  return v;
+}
+
+/// Lane `src` of the warp's `v`, to every lane.
+static Value warpBroadcast(Emitter &e, Value v, int32_t src) {
+  Type i32 = e.b.getI32Type();
+  Value width = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, 32));
+  Value lane = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, src));
+  return gpu::ShuffleOp::create(e.b, v, lane, width, gpu::ShuffleMode::IDX)
+      .getShuffleResult();
+}
+
 void emitCumsumItem(FusedBuild &f, Value index) {
   Emitter &e = f.e;
   const SSDProblem &p = f.p;
   Value c = e.rem(index, f.numChunks), row = e.div(index, f.numChunks);
   ChunkRange r = placeChunk(f, c).range;
   Value dt = f.arg("dt"), dtOut = f.arg("dt_out"), dA = f.arg("dA_cumsum");
-  // Thread t scans heads t, t + 256, ... sequentially over the chunk.
-  e.forLoop(e.threadId(), e.idx(p.heads), e.idx(kThreads), [&](Value h) {
+  // Warp w scans heads w, w + 8, ...: lane l holds positions l, l + 32, ...
+  // of the chunk; every 32-position segment is a warp scan, carried into
+  // the next. All of a head's dt loads are issued before its scans.
+  constexpr int64_t kWarpsPerBlock = kThreads / 32;
+  int64_t segments = (p.chunk + 31) / 32;
+  Value lane = e.laneId();
+  Value warp = e.div(e.threadId(), e.idx(32));
+  e.forLoop(warp, e.idx(p.heads), e.idx(kWarpsPerBlock), [&](Value h) {
     Value a = e.loadF32(f.arg("A"), {h});
     Value bias = f.has("dt_bias") ? e.loadF32(f.arg("dt_bias"), {h}) : Value();
-    e.forLoop(e.idx(0), e.idx(p.chunk), e.idx(1), ValueRange{e.f32(0.0)},
-              [&](Value q, ValueRange sum) -> SmallVector<Value> {
-                Value valid = e.lt(q, r.len);
-                Value v = processDt(
-                    e, p, e.loadF32(dt, {row, tokenAt(e, r, q), h}), bias);
-                v = e.select(valid, v, e.f32(0.0));
-                Value next = e.fma(a, v, sum[0]);
-                e.store(v, dtOut, {row, h, c, q});
-                e.store(next, dA, {row, h, c, q});
-                return {next};
-              });
+    SmallVector<Value> pos, vals;
+    for (int64_t s = 0; s < segments; ++s) {
+      Value q = e.add(lane, e.idx(32 * s));
+      Value v = processDt(
+          e, p, e.loadF32(dt, {row, tokenAt(e, r, q), h}), bias);
+      pos.push_back(q);
+      vals.push_back(e.select(e.lt(q, r.len), v, e.f32(0.0)));
+    }
+    Value carry = e.f32(0.0);
+    for (int64_t s = 0; s < segments; ++s) {
+      Value sum = e.addf(carry, warpInclusiveScan(e, e.mulf(a, vals[s])));
+      auto store = [&] {
+        e.store(vals[s], dtOut, {row, h, c, pos[s]});
+        e.store(sum, dA, {row, h, c, pos[s]});
+      };
+      if (32 * (s + 1) <= p.chunk)
+        store();
+      else
+        e.ifThen(e.lt(pos[s], e.idx(p.chunk)), store);
+      if (s + 1 < segments)
+        carry = warpBroadcast(e, sum, 31);
+    }
   });
   blockRelease(e, f.arg("cumsum_ready"), index, e.idx(1));
 }
