@@ -32,3 +32,29 @@ trap 'rm -rf "$work"' EXIT
   --features D,dt_bias,softplus --seed 1
 "$bin/ssd-run" --case "$work/case" --backend cpu --chunk-size 128 --dtype bf16 \
   --repeat 3
+
+# The same layer compiled for Hopper (sm_90a) by ssd-compile with each GPU
+# strategy; ptxas reports registers and shared memory per kernel. Running it
+# needs a GPU: ssd-run --backend gpu (here, when one answers) or
+# scripts/device/run-gpu-suite.sh on a GPU machine without MLIR.
+ptxas=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
+for strategy in fused unfused; do
+  echo
+  echo "== sm_90a, strategy $strategy: the kernels, registers and shared memory (ptxas)"
+  "$bin/ssd-compile" "$layer" --target sm_90a --strategy "$strategy" -o "$work/art-$strategy"
+  python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print('  %d kernel(s): %s' % (len(m['kernels']), ', '.join(k['name'] for k in m['kernels'])))" \
+    "$work/art-$strategy/manifest.json"
+  if [ -x "$ptxas" ]; then
+    "$bin/ssd-opt" "$layer" --ssd-gpu-$strategy-pipeline="format=isa" -o "$work/$strategy.mlir"
+    python3 "$root/scripts/gpu-binary-ptx.py" "$work/$strategy.mlir" "$work/$strategy.ptx"
+    "$ptxas" -v -arch=sm_90a "$work/$strategy.ptx" -o "$work/$strategy.cubin" 2>&1 |
+      grep -E "Compiling entry|Used [0-9]+ registers" | sed 's/^ptxas info *: /  /'
+  else
+    echo "  (ptxas not found: no resource report)"
+  fi
+done
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  echo
+  echo "== GPU run of the layer (fused)"
+  "$bin/ssd-run" --case "$work/case" --backend gpu --strategy fused --chunk-size 128 --dtype bf16
+fi

@@ -51,7 +51,7 @@ stay dynamic).
                       seq_idx,varlen
   --dt-limit LO,HI    the dt clamp (implies dt_limit; HI may be inf)
   --target T          sm_90a (default) or cpu
-  --strategy S        unfused (default) or fused
+  --strategy S        fused (default: one persistent kernel) or unfused
   -o DIR              the artifact directory (created if missing)
 
 Exit status: 0 success, 2 bad flags or input, 3 compilation failure.

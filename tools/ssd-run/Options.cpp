@@ -24,7 +24,7 @@ expected outputs prints the error of each against the bound.
   --state-dtype T     element type of initial and final states (default f32)
   --out DIR           where to write y.npy and final_states.npy
   --strategy S        with --backend gpu and no --artifact: compile the
-                      unfused kernels (default) or the fused persistent kernel
+                      fused persistent kernel (default) or the unfused kernels
   --repeat N          run the computation N times (cpu and --reference) and
                       print the median time; compilation is not timed
   --threads N         cpu: run the chunk loops on N threads (0: one thread,

@@ -18,7 +18,7 @@ struct RunOptions {
   /// With --backend gpu: a precompiled artifact instead of compiling here.
   std::string artifactDir;
   /// With --backend gpu and no artifact: the GPU strategy to compile with.
-  std::string strategy = "unfused";
+  std::string strategy = "fused";
   RunConfig config;
   bool reference = false;   ///< run the independent reference instead
   bool emitMLIR = false;    ///< print the module and stop

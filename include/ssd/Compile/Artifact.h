@@ -23,7 +23,7 @@ inline constexpr const char *kCompilerVersion = "0.1.0";
 
 struct CompileOptions {
   std::string target = "sm_90a"; ///< sm_90a or cpu
-  std::string strategy = "unfused";
+  std::string strategy = "fused";
   /// The input already holds `gpu.binary @ssd_kernels` and `ssd.launch`:
   /// skip the pipeline and only write the artifact (tests).
   bool fromLowered = false;

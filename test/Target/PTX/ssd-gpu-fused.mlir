@@ -1,6 +1,6 @@
 // REQUIRES: ptxas
 // RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa" -o %t.mlir
-// RUN: %python %S/Inputs/gpu_binary_ptx.py %t.mlir %t.ptx
+// RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.mlir %t.ptx
 // RUN: %ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: FileCheck %s --check-prefix=PUBLISH --input-file=%t.ptx

@@ -1,10 +1,10 @@
 // REQUIRES: ptxas
 // RUN: ssd-opt %s --ssd-gpu-unfused-pipeline="format=isa" -o %t.mlir
-// RUN: %python %S/Inputs/extract_ptx.py %t.mlir %t.ptx
+// RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.mlir %t.ptx
 // RUN: %ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: ssd-opt %s --ssd-gpu-unfused-pipeline="format=isa tensor-cores=false" -o %t.simt.mlir
-// RUN: %python %S/Inputs/extract_ptx.py %t.simt.mlir %t.simt.ptx
+// RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.simt.mlir %t.simt.ptx
 // RUN: %ptxas -arch=sm_90a %t.simt.ptx -o %t.simt.cubin
 // RUN: FileCheck %s --check-prefix=SIMT --input-file=%t.simt.ptx
 

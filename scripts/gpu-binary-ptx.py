@@ -1,4 +1,4 @@
-# Usage: gpu_binary_ptx.py IN.mlir OUT.ptx
+# Usage: gpu-binary-ptx.py IN.mlir OUT.ptx
 # Writes the PTX text embedded in the first gpu.object of IN.mlir (a module
 # compiled with format=isa) to OUT.ptx. MLIR prints the object as a string
 # literal: backslash escapes are \\, \" and two hex digits.
