@@ -20,9 +20,7 @@ namespace gpu_lowering {
 
 static constexpr int64_t kCumsumThreads = 128;
 
-/// dt processing of one token, as the CPU lowering does it: bias, softplus
-/// (identity above 20), clamp to dt_limit.
-static Value processDt(Emitter &e, const SSDProblem &p, Value dt, Value bias) {
+Value processDt(Emitter &e, const SSDProblem &p, Value dt, Value bias) {
   if (bias)
     dt = e.addf(dt, bias);
   if (p.softplus) {
@@ -53,9 +51,9 @@ KernelInfo buildChunkCumsumKernel(ImplicitLocOpBuilder &b,
   Value dt = k.arg("dt"), dtOut = k.arg("dt_out"), dA = k.arg("dA_cumsum");
   Value c = e.blockId(gpu::Dimension::x);
   Value batch = e.blockId(gpu::Dimension::y);
-  ChunkRange range = chunkRange(e, p, c, e.dim(dt, 1), e.dim(dA, 2),
-                                k.has("cu_seqlens") ? k.arg("cu_seqlens")
-                                                    : Value());
+  ChunkRange range =
+      chunkRange(e, p, c, e.dim(dt, 1), e.dim(dA, 2),
+                 k.has("cu_seqlens") ? k.arg("cu_seqlens") : Value());
   e.forLoop(e.threadId(), e.idx(p.heads), e.idx(kCumsumThreads), [&](Value h) {
     Value a = e.loadF32(k.arg("A"), {h});
     Value bias = k.has("dt_bias") ? e.loadF32(k.arg("dt_bias"), {h}) : Value();

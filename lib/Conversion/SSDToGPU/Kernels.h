@@ -32,7 +32,7 @@ struct BufferSpec {
   std::string name;
   mlir::RankedTensorType type;
   llvm::SmallVector<std::string> shape; // per dimension: a number or symbol
-  bool output = false;                   // tensors: y, final_states
+  bool output = false;                  // tensors: y, final_states
   bool isWorkspace = false;
 };
 
@@ -45,9 +45,9 @@ struct SSDProblem {
   ChunkScanOp chunkScan;
 
   int64_t heads = 0, headDim = 0, groups = 0, state = 0, chunk = 0;
-  mlir::Type elementType;      // x, B, C, z, y
-  mlir::Type stateType;        // initial/final states, passed states
-  mlir::Type chunkStateType;   // chunk_state result
+  mlir::Type elementType;    // x, B, C, z, y
+  mlir::Type stateType;      // initial/final states, passed states
+  mlir::Type chunkStateType; // chunk_state result
   bool softplus = false;
   double dtLow = 0.0, dtHigh = 0.0; // dtHigh = +inf when unbounded
   bool perChannelD = false;
@@ -108,6 +108,10 @@ struct ChunkRange {
   Value start; // first token
   Value len;   // valid tokens (0 for an unused varlen chunk)
 };
+
+/// dt processing of one token: bias, softplus (identity above 20), clamp to
+/// dt_limit; one formula for every kernel so that the strategies agree.
+Value processDt(Emitter &e, const SSDProblem &p, Value dt, Value bias);
 
 /// The tokens of chunk `c` of a row of `seqLen` tokens: [cQ, cQ+Q) cut at L,
 /// or with cu_seqlens the chunk table walked over the sequences (chunks

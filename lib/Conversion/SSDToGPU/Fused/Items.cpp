@@ -156,21 +156,6 @@ void emitFinalItem(FusedBuild &f, Value index) {
 // cumsum (b, c): dt_out and dA_cumsum of one chunk, every head
 //===----------------------------------------------------------------------===//
 
-/// dt processing of one token: bias, softplus (identity above 20), clamp to
-/// dt_limit (the unfused kernel's formula, so both strategies agree).
-static Value processDt(Emitter &e, const SSDProblem &p, Value dt, Value bias) {
-  if (bias)
-    dt = e.addf(dt, bias);
-  if (p.softplus) {
-    Value soft = math::Log1pOp::create(e.b, e.exp(dt));
-    dt = e.select(e.gtf(dt, e.f32(20.0)), dt, soft);
-  }
-  dt = e.maxf(dt, e.f32(p.dtLow));
-  if (std::isfinite(p.dtHigh))
-    dt = e.minf(dt, e.f32(p.dtHigh));
-  return dt;
-}
-
 /// Inclusive prefix sum of `v` over the lanes of a warp (five shuffles).
 static Value warpInclusiveScan(Emitter &e, Value v) {
   Value lane = e.laneId();
@@ -178,9 +163,9 @@ static Value warpInclusiveScan(Emitter &e, Value v) {
   Value width = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, 32));
   for (int32_t off = 1; off < 32; off *= 2) {
     Value offset = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, off));
-    Value up = gpu::ShuffleOp::create(e.b, v, offset, width,
-                                      gpu::ShuffleMode::UP)
-                   .getShuffleResult();
+    Value up =
+        gpu::ShuffleOp::create(e.b, v, offset, width, gpu::ShuffleMode::UP)
+            .getShuffleResult();
     v = e.select(e.le(e.idx(off), lane), e.addf(v, up), v);
   }
   return v;
@@ -214,8 +199,8 @@ void emitCumsumItem(FusedBuild &f, Value index) {
     SmallVector<Value> pos, vals;
     for (int64_t s = 0; s < segments; ++s) {
       Value q = e.add(lane, e.idx(32 * s));
-      Value v = processDt(
-          e, p, e.loadF32(dt, {row, tokenAt(e, r, q), h}), bias);
+      Value v =
+          processDt(e, p, e.loadF32(dt, {row, tokenAt(e, r, q), h}), bias);
       pos.push_back(q);
       vals.push_back(e.select(e.lt(q, r.len), v, e.f32(0.0)));
     }
