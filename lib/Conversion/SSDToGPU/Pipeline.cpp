@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ssd/Conversion/SSDToGPU/Pipeline.h"
+#include "PipelineCLOptions.h"
 #include "ssd/Conversion/SSDToGPU/Passes.h"
 #include "ssd/Dialect/SSD/Transforms/Passes.h"
 
@@ -14,12 +15,12 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -27,28 +28,7 @@ using namespace mlir;
 namespace {
 
 struct GPUPipelineCLOptions
-    : public PassPipelineOptions<GPUPipelineCLOptions> {
-  Option<int64_t> chunkSize{
-      *this, "chunk-size",
-      llvm::cl::desc("Chunk size for ssd-decompose (0 keeps the op's)"),
-      llvm::cl::init(0)};
-  Option<std::string> chip{*this, "chip", llvm::cl::desc("Target chip"),
-                           llvm::cl::init("sm_90a")};
-  Option<std::string> features{*this, "features",
-                               llvm::cl::desc("PTX features"),
-                               llvm::cl::init("+ptx80")};
-  Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("gpu-module-to-binary format: bin (cubin), isa (PTX), "
-                     "fatbin, llvm; none stops before serialisation"),
-      llvm::cl::init("bin")};
-  Option<int> optLevel{*this, "opt-level",
-                       llvm::cl::desc("Optimisation level"), llvm::cl::init(3)};
-  Option<bool> tensorCores{
-      *this, "tensor-cores",
-      llvm::cl::desc("mma.sync for bf16/f16 matrix products"),
-      llvm::cl::init(true)};
-};
+    : ssd::GPUPipelineCLOptionsBase<GPUPipelineCLOptions> {};
 
 } // namespace
 
@@ -106,13 +86,6 @@ void ssd::registerGPUUnfusedPipeline() {
       "Compile a function with ssd.combined (or the step ops) to a gpu.binary "
       "of five kernels (one per step) and the ssd.launch description",
       [](OpPassManager &pm, const GPUPipelineCLOptions &cl) {
-        GPUPipelineOptions options;
-        options.chunkSize = cl.chunkSize;
-        options.chip = cl.chip;
-        options.features = cl.features;
-        options.format = cl.format;
-        options.optLevel = cl.optLevel;
-        options.tensorCores = cl.tensorCores;
-        ssd::buildGPUUnfusedPipeline(pm, options);
+        ssd::buildGPUUnfusedPipeline(pm, cl.toOptions());
       });
 }
