@@ -68,20 +68,11 @@ Value stateScale(OpBuilder &rewriter, Location loc, const ChunkMap &map,
              ValueRange{init}, ArrayRef<AffineMap>{id, id}, iterators(4),
              [&](OpBuilder &b, Location l, ValueRange args) {
                Value scale = decayExp(b, l, args[0]);
-               if (seqIdx) {
-                 Value batch = linalg::IndexOp::create(b, l, 0);
-                 Value c = linalg::IndexOp::create(b, l, 2);
-                 Value pos = linalg::IndexOp::create(b, l, 3);
-                 Value t = map.token(b, l, c, pos).first;
-                 Value mine = tensor::ExtractOp::create(b, l, seqIdx,
-                                                        ValueRange{batch, t});
-                 Value before = tensor::ExtractOp::create(
-                     b, l, seqIdx, ValueRange{batch, map.tokenBefore(b, l, c)});
-                 Value same = arith::CmpIOp::create(
-                     b, l, arith::CmpIPredicate::eq, mine, before);
-                 scale = arith::SelectOp::create(b, l, same, scale,
-                                                 f32Const(b, l, 0.0));
-               }
+               if (seqIdx)
+                 scale =
+                     map.keepSameSequence(b, l, seqIdx, scale, [&](Value c) {
+                       return map.tokenBefore(b, l, c);
+                     });
                linalg::YieldOp::create(b, l, scale);
              })
       .getResult(0);

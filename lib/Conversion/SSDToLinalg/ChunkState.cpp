@@ -50,20 +50,10 @@ Value tokenWeights(OpBuilder &rewriter, Location loc, const ChunkMap &map,
                Value diff = arith::SubFOp::create(b, l, args[2], args[1]);
                Value w =
                    arith::MulFOp::create(b, l, decayExp(b, l, diff), args[0]);
-               if (seqIdx) {
-                 Value batch = linalg::IndexOp::create(b, l, 0);
-                 Value c = linalg::IndexOp::create(b, l, 2);
-                 Value pos = linalg::IndexOp::create(b, l, 3);
-                 Value t = map.token(b, l, c, pos).first;
-                 Value mine = tensor::ExtractOp::create(b, l, seqIdx,
-                                                        ValueRange{batch, t});
-                 Value lastId = tensor::ExtractOp::create(
-                     b, l, seqIdx, ValueRange{batch, map.lastToken(b, l, c)});
-                 Value same = arith::CmpIOp::create(
-                     b, l, arith::CmpIPredicate::eq, mine, lastId);
-                 w = arith::SelectOp::create(b, l, same, w,
-                                             f32Const(b, l, 0.0));
-               }
+               if (seqIdx)
+                 w = map.keepSameSequence(b, l, seqIdx, w, [&](Value c) {
+                   return map.lastToken(b, l, c);
+                 });
                linalg::YieldOp::create(b, l, w);
              })
       .getResult(0);

@@ -331,6 +331,21 @@ Value ChunkMap::tokenBefore(OpBuilder &b, Location loc, Value c) const {
   return arith::SelectOp::create(b, loc, isFirst, zero, before);
 }
 
+Value ChunkMap::keepSameSequence(
+    OpBuilder &b, Location loc, Value seqIdx, Value value,
+    llvm::function_ref<Value(Value c)> refToken) const {
+  Value batch = linalg::IndexOp::create(b, loc, 0);
+  Value c = linalg::IndexOp::create(b, loc, 2);
+  Value pos = linalg::IndexOp::create(b, loc, 3);
+  Value mine = tensor::ExtractOp::create(
+      b, loc, seqIdx, ValueRange{batch, token(b, loc, c, pos).first});
+  Value ref =
+      tensor::ExtractOp::create(b, loc, seqIdx, ValueRange{batch, refToken(c)});
+  Value same =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mine, ref);
+  return arith::SelectOp::create(b, loc, same, value, f32Const(b, loc, 0.0));
+}
+
 //===----------------------------------------------------------------------===//
 // Gather
 //===----------------------------------------------------------------------===//

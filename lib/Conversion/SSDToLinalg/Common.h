@@ -107,6 +107,12 @@ struct ChunkMap {
   /// just before the chunk (token 0 for chunk 0).
   Value lastToken(OpBuilder &b, Location loc, Value c) const;
   Value tokenBefore(OpBuilder &b, Location loc, Value c) const;
+
+  /// Inside a linalg.generic whose dimensions 0, 2, 3 are batch, chunk and
+  /// position: `value` where that token has the same seq_idx as token
+  /// `refToken(c)` of its chunk, 0 elsewhere.
+  Value keepSameSequence(OpBuilder &b, Location loc, Value seqIdx, Value value,
+                         llvm::function_ref<Value(Value c)> refToken) const;
 };
 
 /// Roles of result dimensions in gatherChunks; a value >= 2 names a
