@@ -94,6 +94,21 @@ struct KernelFunc {
   bool has(llvm::StringRef name) const { return args.count(name); }
   /// Adds a workgroup (shared memory) buffer.
   Value sharedBuffer(llvm::ArrayRef<int64_t> shape, Type element);
+
+  /// The dynamic shared arena: once enabled, sharedBuffer returns views of
+  /// the kernel's dynamic shared memory at increasing offsets instead of
+  /// static attributions, so that code which never runs at once (the item
+  /// kinds of the fused kernel) can reuse the same bytes and the kernel can
+  /// exceed the 48 KB static limit. `sharedBytes` is the launch size.
+  void useSharedArena();
+  int64_t sharedMark() const { return arenaOffset; }
+  /// Frees every buffer added since `mark` (their bytes get reused).
+  void sharedRelease(int64_t mark) { arenaOffset = mark; }
+  int64_t sharedBytes() const { return arenaPeak; }
+
+private:
+  Value arenaBase; // gpu.dynamic_shared_memory, null without an arena
+  int64_t arenaOffset = 0, arenaPeak = 0;
 };
 
 /// Creates the gpu.func `info.name` with one memref argument per parameter

@@ -6,7 +6,7 @@
 // any IR is built.
 //
 //===----------------------------------------------------------------------===//
-#include "Kernels.h"
+#include "KernelCommon.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -317,11 +317,35 @@ FailureOr<SSDProblem> analyzeProblem(ModuleOp module) {
 // Kernel functions
 //===----------------------------------------------------------------------===//
 
+void KernelFunc::useSharedArena() {
+  OpBuilder b(func.getContext());
+  b.setInsertionPointToStart(&func.getBody().front());
+  auto space = gpu::AddressSpaceAttr::get(func.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                               MemRefLayoutAttrInterface(), space);
+  arenaBase = gpu::DynamicSharedMemoryOp::create(b, func.getLoc(), bytes);
+}
+
 Value KernelFunc::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
   auto space = gpu::AddressSpaceAttr::get(func.getContext(),
                                           gpu::AddressSpace::Workgroup);
   auto type = MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
                               space);
+  // Index scalars (the ticket slot) stay static: a view needs a sized type.
+  if (arenaBase && !element.isIndex()) {
+    // 16-byte aligned offsets: ldmatrix rows and vector accesses need it.
+    int64_t bytes = type.getNumElements() *
+                    std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+    int64_t offset = arenaOffset;
+    arenaOffset = roundUp(offset + bytes, 16);
+    arenaPeak = std::max(arenaPeak, arenaOffset);
+    OpBuilder b(func.getContext());
+    b.setInsertionPointAfter(arenaBase.getDefiningOp());
+    Value at = arith::ConstantIndexOp::create(b, func.getLoc(), offset);
+    return memref::ViewOp::create(b, func.getLoc(), type, arenaBase, at,
+                                  ValueRange{});
+  }
   Value buffer = func.addWorkgroupAttribution(type, func.getLoc());
   // 16-byte alignment: ldmatrix rows and vector accesses need it.
   func.setWorkgroupAttributionAttr(
@@ -345,7 +369,8 @@ KernelFunc createKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
       {static_cast<int32_t>(info.block), 1, 1}));
-  KernelFunc kernel{func, {}};
+  KernelFunc kernel;
+  kernel.func = func;
   for (auto [param, arg] : llvm::zip(info.params, func.getArguments()))
     kernel.args[param.name] = arg;
   Block &entry = func.getBody().front();

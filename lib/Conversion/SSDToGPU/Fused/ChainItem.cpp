@@ -42,6 +42,22 @@ struct ChainItem {
   Value sDA, sDt, sW; // shared, chunk-length: dA_cumsum, dt, state weights
 };
 
+/// K slice depth of the chunk-state product: 64 on the tensor cores when
+/// the chunk allows (two slices at chunk 128; measured 2-4% faster on the
+/// H200 than 32, see bench/NOTES-fused-gpu.md).
+int64_t stateDepth(const SSDProblem &p) {
+  return p.chunk >= 64 ? 64 : tileDepth(p.chunk);
+}
+
+/// K slice depth of the chunk-scan products.
+int64_t scanDepth(const SSDProblem &p) {
+  return tileDepth(std::min(p.state, p.chunk));
+}
+
+/// Output rows of one chunk-scan tile (64-row tiles measured no slower than
+/// whole-chunk ones, and they skip the upper triangle of CB).
+int64_t scanRows(const SSDProblem &p) { return tileEdge(p.chunk); }
+
 /// The vector path of the chunk state: one pBlock x dstate tile on the
 /// tensor cores (x rows and B rows are whole 16-byte vectors).
 bool stateVectors(FusedBuild &f) {
@@ -49,7 +65,7 @@ bool stateVectors(FusedBuild &f) {
   int64_t pBlock = f.plan.pBlock;
   return mmaElementType(p) && pBlock % 16 == 0 && p.state % 16 == 0 &&
          p.state <= 128 && p.chunk % kVectorWidth == 0 &&
-         TileMatmul::mmaFits(pBlock, p.state, tileDepth(p.chunk));
+         TileMatmul::mmaFits(pBlock, p.state, stateDepth(p));
 }
 
 /// The vector path of the chunk scan: rows of C, CB, x and the state slot
@@ -59,8 +75,8 @@ bool scanVectors(FusedBuild &f) {
   int64_t pBlock = f.plan.pBlock;
   return mmaElementType(p) && pBlock % 16 == 0 && p.state % kVectorWidth == 0 &&
          p.chunk % kVectorWidth == 0 &&
-         TileMatmul::mmaFits(tileEdge(p.chunk), pBlock,
-                             tileDepth(std::min(p.state, p.chunk)));
+         TileMatmul::mmaFits(scanRows(p), pBlock,
+                             scanDepth(p));
 }
 
 /// Tile depth of a product: the unfused choice on the tensor cores, 16 for
@@ -138,7 +154,7 @@ Value stateCarry(FusedBuild &f, const ChainItem &it) {
 void chunkStateAndPassVector(FusedBuild &f, const ChainItem &it, Value shared) {
   Emitter &e = f.e;
   const SSDProblem &p = f.p;
-  TileMatmul mm(e, f.k, f.plan.pBlock, p.state, tileDepth(p.chunk),
+  TileMatmul mm(e, f.k, f.plan.pBlock, p.state, stateDepth(p),
                 mmaElementType(p));
   mm.shareVectorBuffer(shared);
   const ChunkRange &r = it.place.range;
@@ -302,8 +318,8 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   Emitter &e = f.e;
   const SSDProblem &p = f.p;
   int64_t pBlock = f.plan.pBlock;
-  int64_t rows = tileEdge(p.chunk), cols = roundUp(pBlock, 16);
-  TileMatmul mm(e, f.k, rows, cols, depthFor(p, std::min(p.state, p.chunk)),
+  int64_t rows = scanRows(p), cols = roundUp(pBlock, 16);
+  TileMatmul mm(e, f.k, rows, cols, mmaElementType(p) ? scanDepth(p) : 16,
                 mmaElementType(p));
   bool vectors = shared && cols == pBlock;
   if (vectors)
@@ -450,13 +466,13 @@ void emitChainItem(FusedBuild &f, Value index) {
   if (stateVec || scanVec) {
     int64_t bytes = 0;
     if (stateVec)
-      bytes = TileMatmul(e, f.k, f.plan.pBlock, p.state, tileDepth(p.chunk),
+      bytes = TileMatmul(e, f.k, f.plan.pBlock, p.state, stateDepth(p),
                          mmaElementType(p))
                   .vectorBytes();
     if (scanVec)
       bytes =
-          std::max(bytes, TileMatmul(e, f.k, tileEdge(p.chunk), f.plan.pBlock,
-                                     tileDepth(std::min(p.state, p.chunk)),
+          std::max(bytes, TileMatmul(e, f.k, scanRows(p), f.plan.pBlock,
+                                     scanDepth(p),
                                      mmaElementType(p))
                               .vectorBytes());
     shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());

@@ -50,9 +50,14 @@ void dispatch(FusedBuild &f, const TicketRanges &r, Value t) {
                {r.cumsumEnd, r.bmmEnd, emitBmmItem},
                {r.bmmEnd, r.chainEnd, emitChainItem},
                {r.chainEnd, r.total, emitFinalItem}};
-  for (const Kind &kind : kinds)
+  // The kinds never run at once in a block (a ticket hand-off, with its
+  // barriers, lies between two items), so they share the arena's bytes.
+  for (const Kind &kind : kinds) {
+    int64_t mark = f.k.sharedMark();
     e.ifThen(e.andi(e.le(kind.begin, t), e.lt(t, kind.end)),
              [&] { kind.emit(f, e.sub(t, kind.begin)); });
+    f.k.sharedRelease(mark);
+  }
 }
 
 /// while ((t = ticket++) < total) dispatch(t);
@@ -103,6 +108,7 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
             /*workspace=*/true);
 
   KernelFunc k = createKernel(b, module, p, info);
+  k.useSharedArena();
   // ptxas keeps the registers within what kBlocksPerSM blocks per SM allow.
   k.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(kBlocksPerSM));
   Emitter e(b);
@@ -117,6 +123,7 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                p.isVarlen() ? e.sub(e.dim(k.arg("cu_seqlens"), 0), e.idx(1))
                             : e.idx(1)};
   persistentLoop(f);
+  info.sharedMemory = k.sharedBytes();
   return info;
 }
 
