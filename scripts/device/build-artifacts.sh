@@ -2,8 +2,9 @@
 # Precompiles, where MLIR is installed, everything scripts/device/run-gpu-suite.sh
 # runs on the GPU machine (which has no MLIR), into one folder to carry there:
 #   OUT_DIR/golden/<case>/              the golden cases (../shared does not travel)
-#   OUT_DIR/golden-art/<strategy>/<case>-q<Q>-<dtype>/   one artifact per
-#                                      strategy (unfused, fused), case, chunk size, dtype
+#   OUT_DIR/golden-art/<variant>/<case>-q<Q>-<dtype>/   one artifact per
+#                                      variant (unfused, fused, fused-f16state: the fused
+#                                      kernel with fp16 states), case, chunk size, dtype
 #   OUT_DIR/mamba2-<strategy>-q<Q>-bf16/   the Mamba-2 2.7B layer (benchmark, long case)
 #   OUT_DIR/manifest.txt               what was built, by which commit
 #
@@ -21,7 +22,8 @@ compile=$build/bin/ssd-compile
 [ -f "$golden/README.md" ] || { echo "error: no golden cases at $golden"; exit 2; }
 
 rm -rf "$out"
-mkdir -p "$out/golden" "$out/golden-art/unfused" "$out/golden-art/fused"
+mkdir -p "$out/golden" "$out/golden-art/unfused" "$out/golden-art/fused" \
+  "$out/golden-art/fused-f16state"
 status=0
 built=0
 
@@ -76,6 +78,13 @@ for case in "$golden"/*/; do
         compile_one "$strategy" "$out/golden-art/$strategy/$name-q$q-$dtype" $flags \
           --chunk-size "$q" --dtype "$dtype"
       done
+    done
+  done
+  for q in 64 128 256; do
+    for dtype in f32 bf16 f16; do
+      # shellcheck disable=SC2086
+      compile_one fused "$out/golden-art/fused-f16state/$name-q$q-$dtype" $flags \
+        --chunk-size "$q" --dtype "$dtype" --state-dtype f16
     done
   done
 done

@@ -8,7 +8,9 @@
 #   2. test/Runtime/device/run-on-device.sh (the runtime smoke test);
 #   3. every golden case through ssd-run --backend gpu --artifact at chunk
 #      sizes 64, 128, 256 in f32, bf16 and f16 (same bounds as the CPU path),
-#      for the unfused and the fused strategy;
+#      for the unfused and the fused strategy, and the fused one with fp16
+#      states (held to the bf16 bound), each with its largest error; then
+#      the fused kernel twice on one case, outputs compared bitwise;
 #   4. L = 512K, b=1 h=80 p=64 n=128 (Mamba-2 layer, bf16, chunk 128), both
 #      strategies: inputs generated on the device by ssd-bench, y and final
 #      states of 4 heads over the whole sequence against the reference;
@@ -58,7 +60,14 @@ run_step runtime-unit-tests ctest --test-dir "$build" --output-on-failure -j "$(
 run_step runtime-smoke "$src/test/Runtime/device/run-on-device.sh" /tmp/ssd-rt-smoke
 
 ssd_run=$build/bin/ssd-run
-for strategy in unfused fused; do
+# max_err VARIANT: the largest max_rel_err the variant's golden runs printed.
+max_err() {
+  grep "^$1 " -A2 "$log" | grep -o 'max_rel_err=[0-9.e+-]*' | cut -d= -f2 |
+    sort -g | tail -n 1
+}
+for variant in unfused fused fused-f16state; do
+  state_flags=()
+  [ "$variant" = fused-f16state ] && state_flags=(--state-dtype f16)
   pass=0
   fail=0
   failed=()
@@ -66,18 +75,36 @@ for strategy in unfused fused; do
     name=$(basename "$case")
     for q in 64 128 256; do
       for dtype in f32 bf16 f16; do
-        a="$art/golden-art/$strategy/$name-q$q-$dtype"
+        a="$art/golden-art/$variant/$name-q$q-$dtype"
         out=$("$ssd_run" --case "$case" --backend gpu --artifact "$a" \
-                --chunk-size "$q" --dtype "$dtype" 2>&1)
+                --chunk-size "$q" --dtype "$dtype" "${state_flags[@]}" 2>&1)
         rc=$?
-        echo "$strategy $out" >>"$log"
+        echo "$variant $out" >>"$log"
         if [ $rc -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$name-q$q-$dtype:rc$rc"); fi
       done
     done
   done
-  if [ $fail -eq 0 ]; then record "golden-gpu-$strategy" PASS "$pass runs"; else
-    record "golden-gpu-$strategy" FAIL "$pass passed, $fail failed: ${failed[*]}"; fi
+  err=$(max_err "$variant")
+  if [ $fail -eq 0 ]; then record "golden-gpu-$variant" PASS "$pass runs, max_rel_err=$err"; else
+    record "golden-gpu-$variant" FAIL "$pass passed, $fail failed: ${failed[*]}"; fi
 done
+
+# Determinism: the fused kernel twice on one case, outputs bitwise equal.
+repeat_dir=$res/repeat
+rm -rf "$repeat_dir"
+mkdir -p "$repeat_dir/1" "$repeat_dir/2"
+for run in 1 2; do
+  "$ssd_run" --case "$art/golden/c05_mamba2_head" --backend gpu \
+    --artifact "$art/golden-art/fused/c05_mamba2_head-q128-bf16" --chunk-size 128 \
+    --dtype bf16 --out "$repeat_dir/$run" >>"$log" 2>&1
+done
+if cmp "$repeat_dir/1/y.npy" "$repeat_dir/2/y.npy" >>"$log" 2>&1 &&
+   cmp "$repeat_dir/1/final_states.npy" "$repeat_dir/2/final_states.npy" >>"$log" 2>&1; then
+  record fused-bitwise-repeat PASS "c05 bf16 Q=128, y and final_states"
+else
+  record fused-bitwise-repeat FAIL "c05 bf16 Q=128: outputs differ between runs"
+fi
+rm -rf "$repeat_dir"
 
 # Long sequence: int32 index overflow and the state chain at 512K tokens.
 # '+' (as in abc1234+dirty) is not allowed in the result file names.
