@@ -215,7 +215,9 @@ SmallVector<Value> TileMatmul::accumulate(ValueRange acc, Value kBegin,
 // two shared stages, one barrier per slice.
 //===----------------------------------------------------------------------===//
 
-static constexpr int64_t kOutPad = 4;
+// Output-tile row padding in f32 words: 8 keeps the fragment stores (8 bytes,
+// half a warp at a time: rows shift by 8 banks) free of bank conflicts.
+static constexpr int64_t kOutPad = 8;
 
 /// Bytes of the two stages of an operand with `rows` rows, either layout.
 int64_t TileMatmul::stageBytes(int64_t rows) const {
