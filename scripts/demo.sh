@@ -42,7 +42,9 @@ for strategy in fused unfused; do
   echo
   echo "== sm_90a, strategy $strategy: the kernels, registers and shared memory (ptxas)"
   "$bin/ssd-compile" "$layer" --target sm_90a --strategy "$strategy" -o "$work/art-$strategy"
-  python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print('  %d kernel(s): %s' % (len(m['kernels']), ', '.join(k['name'] for k in m['kernels'])))" \
+  # ptxas below counts static shared memory; the manifest gives each kernel's
+  # dynamic shared memory (the fused kernel's arena), set at launch.
+  python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print('  %d kernel(s): %s' % (len(m['kernels']), ', '.join('%s (%s bytes dynamic shared memory)' % (k['name'], k.get('shared_memory', 0)) for k in m['kernels'])))" \
     "$work/art-$strategy/manifest.json"
   if [ -x "$ptxas" ]; then
     "$bin/ssd-opt" "$layer" --ssd-gpu-$strategy-pipeline="format=isa" -o "$work/$strategy.mlir"
