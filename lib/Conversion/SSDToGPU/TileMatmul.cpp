@@ -193,7 +193,9 @@ SmallVector<Value> TileMatmul::mmaStep(ValueRange acc) {
 SmallVector<Value> TileMatmul::accumulate(ValueRange acc, Value kBegin,
                                           Value kEnd, const TileOperand &a,
                                           const TileOperand &b) {
-  if (usesMma() && a.loadVector && b.loadVector &&
+  assert((!b.resident || (usesMma() && a.loadVector && b.kContiguous)) &&
+         "a resident operand needs the vector path");
+  if (usesMma() && a.loadVector && (b.loadVector || b.resident) &&
       (tileM * tileK) % (kVectorWidth * 32) == 0 &&
       (tileN * tileK) % (kVectorWidth * 32) == 0)
     return accumulateVector(acc, kBegin, kEnd, a, b);
@@ -357,10 +359,12 @@ void TileMatmul::storeSlice(const TileOperand &op, Value view, int64_t rows,
 
 /// One tileK slice of stage `stage` on the tensor cores. A row-contiguous
 /// operand sits k-major in shared memory and is read with ldmatrix.trans,
-/// which yields the same fragments.
+/// which yields the same fragments. B is read at stage `bStage`, k offset
+/// `bK0` (a resident B: stage 0, the slice's k).
 SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc, Value viewA,
                                              bool aTrans, Value viewB,
-                                             bool bTrans, Value stage) {
+                                             bool bTrans, Value stage,
+                                             Value bStage, Value bK0) {
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
   Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
@@ -388,10 +392,10 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc, Value viewA,
       Value n0 = e.add(nBase, e.idx(8 * j));
       if (pairB) {
         SmallVector<Value> at =
-            bTrans ? SmallVector<Value>{stage, e.add(l16, e.idx(ks)),
+            bTrans ? SmallVector<Value>{bStage, e.add(l16, e.add(bK0, e.idx(ks))),
                                         e.add(n0, hi8)}
-                   : SmallVector<Value>{stage, e.add(e.add(n0, hi8), l8),
-                                        e.add(mid8, e.idx(ks))};
+                   : SmallVector<Value>{bStage, e.add(e.add(n0, hi8), l8),
+                                        e.add(mid8, e.add(bK0, e.idx(ks)))};
         Value four = nvgpu::LdMatrixOp::create(e.b, aType, viewB, at, bTrans, 4);
         // Rows 2h, 2h + 1 are fragment j + h (row moves only: they lower
         // to register copies of the ldmatrix result).
@@ -410,9 +414,10 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc, Value viewA,
         }
       } else {
         SmallVector<Value> at =
-            bTrans ? SmallVector<Value>{stage, e.add(l16, e.idx(ks)), n0}
-                   : SmallVector<Value>{stage, e.add(n0, l8),
-                                        e.add(mid8, e.idx(ks))};
+            bTrans ? SmallVector<Value>{bStage, e.add(l16, e.add(bK0, e.idx(ks))),
+                                        n0}
+                   : SmallVector<Value>{bStage, e.add(n0, l8),
+                                        e.add(mid8, e.add(bK0, e.idx(ks)))};
         bFrags.push_back(
             nvgpu::LdMatrixOp::create(e.b, bType, viewB, at, bTrans, 2));
       }
@@ -429,17 +434,26 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
                                                 Value kEnd,
                                                 const TileOperand &a,
                                                 const TileOperand &b) {
+  bool resident = static_cast<bool>(b.resident);
   Value viewA = stagedView(0, a.kContiguous, tileM);
-  Value viewB = stagedView(1, b.kContiguous, tileN);
+  Value viewB = resident ? b.resident : stagedView(1, b.kContiguous, tileN);
+  // B's loads and stores, none when it is resident.
+  auto loadB = [&](Value k0) {
+    return resident ? SmallVector<Value>() : loadSlice(b, tileN, k0, kEnd);
+  };
+  auto storeB = [&](ValueRange raw, Value stage, Value k0) {
+    if (!resident)
+      storeSlice(b, viewB, tileN, raw, stage, k0, kEnd);
+  };
   SmallVector<Type> accTypes(acc.getTypes());
   size_t numAcc = acc.size();
   return e.ifElse(
       e.lt(kBegin, kEnd), accTypes,
       [&]() -> SmallVector<Value> {
         SmallVector<Value> rawA = loadSlice(a, tileM, kBegin, kEnd);
-        SmallVector<Value> rawB = loadSlice(b, tileN, kBegin, kEnd);
+        SmallVector<Value> rawB = loadB(kBegin);
         storeSlice(a, viewA, tileM, rawA, e.idx(0), kBegin, kEnd);
-        storeSlice(b, viewB, tileN, rawB, e.idx(0), kBegin, kEnd);
+        storeB(rawB, e.idx(0), kBegin);
         e.barrier();
         SmallVector<Value> init(acc.begin(), acc.end());
         llvm::append_range(init, rawA);
@@ -459,22 +473,22 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
                   hasNext, rawTypes,
                   [&]() -> SmallVector<Value> {
                     SmallVector<Value> r = loadSlice(a, tileM, kNext, kEnd);
-                    llvm::append_range(r, loadSlice(b, tileN, kNext, kEnd));
+                    llvm::append_range(r, loadB(kNext));
                     return r;
                   },
                   [&]() -> SmallVector<Value> {
                     return SmallVector<Value>(curRaw.begin(), curRaw.end());
                   });
               SmallVector<Value> result = mmaStepStaged(
-                  curAcc, viewA, !a.kContiguous, viewB, !b.kContiguous, stage);
+                  curAcc, viewA, !a.kContiguous, viewB, !b.kContiguous, stage,
+                  resident ? e.idx(0) : stage, resident ? k0 : e.idx(0));
               Value nextStage = e.sub(e.idx(1), stage);
               e.ifThen(hasNext, [&] {
                 storeSlice(a, viewA, tileM,
                            ValueRange(nextRaw).take_front(numA), nextStage,
                            kNext, kEnd);
-                storeSlice(b, viewB, tileN,
-                           ValueRange(nextRaw).drop_front(numA), nextStage,
-                           kNext, kEnd);
+                storeB(ValueRange(nextRaw).drop_front(numA), nextStage,
+                       kNext);
               });
               e.barrier();
               llvm::append_range(result, nextRaw);

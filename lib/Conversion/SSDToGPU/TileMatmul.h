@@ -44,7 +44,17 @@ struct TileOperand {
   /// the previous slice, to vector<8xf32> (scaling, decays); element
   /// conversion when absent.
   std::function<Value(Value raw, Value k, Value row)> convertVector;
+  /// Optional, B operand of the vector path only: the whole operand already
+  /// in shared memory, a [1][rows][K + kResidentPad] buffer of the tensor-core
+  /// type with k contiguous, read in place instead of staged (no global
+  /// loads, no stores). The product must run over k in [0, K) with K a
+  /// multiple of the slice depth.
+  Value resident;
 };
+
+/// Row padding (elements) of a resident operand: keeps ldmatrix rows on
+/// distinct banks and 16-byte aligned.
+inline constexpr int64_t kResidentPad = 8;
 
 /// Elements per vector of TileOperand::loadVector.
 inline constexpr int64_t kVectorWidth = 8;
@@ -106,7 +116,8 @@ private:
                   ValueRange raw, Value stage, Value k0, Value kEnd);
   llvm::SmallVector<Value> mmaStepStaged(ValueRange acc, Value viewA,
                                          bool aTrans, Value viewB,
-                                         bool bTrans, Value stage);
+                                         bool bTrans, Value stage,
+                                         Value bStage, Value bK0);
 
   Emitter &e;
   KernelFunc &kernel;

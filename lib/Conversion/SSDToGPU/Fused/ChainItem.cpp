@@ -18,7 +18,8 @@
 // shared memory), as the unfused chunk_state and chunk_scan do; the chunk
 // state is then one pBlock x dstate tile, whole before the turn wait, so
 // that only the fold into the slot runs under the turn. Both products run
-// in one shared buffer.
+// in one shared buffer; the fold also leaves slot(c), which it reads, in
+// shared memory as the chunk scan's state operand.
 //
 //===----------------------------------------------------------------------===//
 #include "../TileMatmul.h"
@@ -40,6 +41,9 @@ struct ChainItem {
   Value row, c, head, group, pb, p0;
   ChunkPlace place;
   Value sDA, sDt, sW; // shared, chunk-length: dA_cumsum, dt, state weights
+  /// Shared, optional: slot(c) in the tensor-core type as the chunk scan's
+  /// resident B operand, written by the fold that reads slot(c) anyway.
+  Value sState;
 };
 
 /// K slice depth of the chunk-state product: 64 on the tensor cores when
@@ -198,6 +202,14 @@ void chunkStateAndPassVector(FusedBuild &f, const ChainItem &it, Value shared) {
           e.loadVector(slots, {it.row, slot, it.head, pp, nn}, kVectorWidth));
       e.storeVector(math::FmaOp::create(e.b, carries, prev, v), slots,
                     {it.row, nextSlot, it.head, pp, nn});
+      if (it.sState) {
+        auto narrow = VectorType::get(
+            {kVectorWidth},
+            cast<MemRefType>(it.sState.getType()).getElementType());
+        vector::StoreOp::create(e.b, arith::TruncFOp::create(e.b, narrow, prev),
+                                it.sState, ValueRange{e.idx(0), rr, nn},
+                                /*nontemporal=*/false, llvm::MaybeAlign(16));
+      }
     });
   });
   blockRelease(e, turns, turn, e.add(it.c, 2));
@@ -367,6 +379,8 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
                       },
                       /*kContiguous=*/true};
     if (vectors) {
+      // The fold left slot(c) in shared memory: no second read of the slot.
+      state.resident = it.sState;
       cScaled.loadVector = [&](Value n, Value rr) {
         Value i = e.add(i0, rr);
         return e.loadVector(cMat, {it.row, tokenAt(e, r, i), it.group, n},
@@ -477,6 +491,9 @@ void emitChainItem(FusedBuild &f, Value index) {
                               .vectorBytes());
     shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());
   }
+  if (stateVec && scanVec && p.state % scanDepth(p) == 0)
+    it.sState = f.k.sharedBuffer({1, f.plan.pBlock, p.state + kResidentPad},
+                                 mmaElementType(p));
   if (stateVec)
     chunkStateAndPassVector(f, it, shared);
   else
