@@ -22,7 +22,7 @@
 // shared memory as the chunk scan's state operand.
 //
 //===----------------------------------------------------------------------===//
-#include "../TileMatmul.h"
+#include "../ScanTile.h"
 #include "FusedKernel.h"
 #include "Sync.h"
 
@@ -270,61 +270,6 @@ void chunkStateAndPass(FusedBuild &f, const ChainItem &it) {
   blockRelease(e, turns, turn, e.add(it.c, 2));
 }
 
-/// y = acc + D x, gated by z, for the valid tokens and this item's columns.
-void storeOutput(FusedBuild &f, const ChainItem &it, Value i, Value col,
-                 Value v) {
-  Emitter &e = f.e;
-  const SSDProblem &p = f.p;
-  e.ifThen(e.andi(e.lt(i, it.place.range.len), e.lt(col, e.idx(f.plan.pBlock))),
-           [&] {
-             Value pp = e.add(it.p0, col);
-             Value t = e.add(it.place.range.start, i);
-             SmallVector<Value> at = {it.row, t, it.head, pp};
-             if (f.has("D")) {
-               Value d = p.perChannelD ? e.loadF32(f.arg("D"), {it.head, pp})
-                                       : e.loadF32(f.arg("D"), {it.head});
-               v = e.fma(d, e.loadF32(f.arg("x"), at), v);
-             }
-             if (f.has("z")) {
-               // z * sigmoid(z) = z / (1 + exp(-z)).
-               Value z = e.loadF32(f.arg("z"), at);
-               Value gate =
-                   e.divf(z, e.addf(e.f32(1.0), e.exp(e.subf(e.f32(0.0), z))));
-               v = e.mulf(v, gate);
-             }
-             e.store(v, f.arg("y"), at);
-           });
-}
-
-/// As storeOutput for columns col..col+7 (v a vector<8xf32>): 16-byte
-/// loads of x and z, one 16-byte store of y.
-void storeOutputVector(FusedBuild &f, const ChainItem &it, Value i, Value col,
-                       Value v) {
-  Emitter &e = f.e;
-  const SSDProblem &p = f.p;
-  e.ifThen(e.lt(i, it.place.range.len), [&] {
-    Value pp = e.add(it.p0, col);
-    Value t = e.add(it.place.range.start, i);
-    SmallVector<Value> at = {it.row, t, it.head, pp};
-    if (f.has("D")) {
-      Value x = e.toF32Vector(e.loadVector(f.arg("x"), at, kVectorWidth));
-      Value d = p.perChannelD
-                    ? e.toF32Vector(
-                          e.loadVector(f.arg("D"), {it.head, pp}, kVectorWidth))
-                    : e.splat(e.loadF32(f.arg("D"), {it.head}), kVectorWidth);
-      v = math::FmaOp::create(e.b, d, x, v);
-    }
-    if (f.has("z")) {
-      Value z = e.loadVector(f.arg("z"), at, kVectorWidth);
-      Value gate = e.mapF32(z, [&](Value zt, int64_t) {
-        return e.divf(zt, e.addf(e.f32(1.0), e.exp(e.subf(e.f32(0.0), zt))));
-      });
-      v = e.mulf(v, gate);
-    }
-    e.storeVector(v, f.arg("y"), at);
-  });
-}
-
 /// Step 4: the chunk's output rows, T at a time.
 void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   Emitter &e = f.e;
@@ -338,15 +283,24 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
     mm.shareVectorBuffer(shared);
   Value sScale = f.k.sharedBuffer({rows}, e.b.getF32Type());
   const ChunkRange &r = it.place.range;
-  Value cMat = f.arg("C"), cb = f.arg("CB"), x = f.arg("x");
-  Value slots = f.arg("passed_states");
+  ScanTile tile;
+  tile.batch = it.row;
+  tile.head = it.head;
+  tile.group = it.group;
+  tile.c = it.c;
+  tile.p0 = it.p0;
+  tile.cols = pBlock;
+  tile.r = r;
+  tile.sDA = it.sDA;
+  tile.sDt = it.sDt;
+  tile.sScale = sScale;
+  tile.states = f.arg("passed_states");
+  tile.stateAt = [&](Value pp, Value n) -> SmallVector<Value> {
+    return {it.row, it.place.slot, it.head, pp, n};
+  };
   Value startId;
   if (f.has("seq_idx"))
     startId = e.load(f.arg("seq_idx"), {it.row, tokenBefore(e, p, it.c)});
-  auto colOf = [&](Value col) {
-    return e.add(it.p0, e.min(col, e.idx(pBlock - 1)));
-  };
-  auto colIn = [&](Value col) { return e.lt(col, e.idx(pBlock)); };
 
   e.forLoop(e.idx(0), r.len, e.idx(rows), [&](Value i0) {
     // exp(min(dA_i, 0)) per row, zero past the chunk and (seq_idx) for
@@ -364,95 +318,23 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
     });
     e.barrier();
 
-    // Inter-chunk: A(n, i) = C[i, n] scale_i,  B(n, col) = slot(c)[col, n].
-    TileOperand cScaled{
-        [&](Value n, Value rr) {
-          Value i = e.add(i0, rr);
-          Value v = e.loadF32(cMat, {it.row, tokenAt(e, r, i), it.group, n});
-          return e.mulf(v, e.load(sScale, {rr}));
-        },
-        /*kContiguous=*/true};
-    TileOperand state{[&](Value n, Value col) {
-                        Value v = e.loadF32(slots, {it.row, it.place.slot,
-                                                    it.head, colOf(col), n});
-                        return e.select(colIn(col), v, e.f32(0.0));
-                      },
-                      /*kContiguous=*/true};
-    if (vectors) {
-      // The fold left slot(c) in shared memory: no second read of the slot.
-      state.resident = it.sState;
-      cScaled.loadVector = [&](Value n, Value rr) {
-        Value i = e.add(i0, rr);
-        return e.loadVector(cMat, {it.row, tokenAt(e, r, i), it.group, n},
-                            kVectorWidth);
-      };
-      cScaled.convertVector = [&](Value raw, Value, Value rr) {
-        return e.mulf(e.toF32Vector(raw),
-                      e.splat(e.load(sScale, {rr}), kVectorWidth));
-      };
-      state.loadVector = [&](Value n, Value col) {
-        return e.loadVector(
-            slots, {it.row, it.place.slot, it.head, e.add(it.p0, col), n},
-            kVectorWidth);
-      };
-    }
-    SmallVector<Value> acc =
-        mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), cScaled, state);
-
-    // Intra-chunk, causal: A(j, i) = CB[i, j] exp(min(dA_i - dA_j, 0)) dt_j
-    // for j <= i, B(j, col) = x[j, col], over j < min(i0 + T, len).
-    TileOperand weights{
-        [&](Value j, Value rr) {
-          Value i = e.add(i0, rr);
-          Value iq = e.min(i, e.idx(p.chunk - 1));
-          Value v = e.loadF32(cb, {it.row, it.c, it.group, iq, j});
-          Value decay =
-              e.decay(e.subf(e.load(it.sDA, {iq}), e.load(it.sDA, {j})));
-          v = e.mulf(e.mulf(v, decay), e.load(it.sDt, {j}));
-          return e.select(e.le(j, i), v, e.f32(0.0));
-        },
-        /*kContiguous=*/true};
-    TileOperand xj{[&](Value j, Value col) {
-                     Value v = e.loadF32(
-                         x, {it.row, tokenAt(e, r, j), it.head, colOf(col)});
-                     return e.select(colIn(col), v, e.f32(0.0));
-                   },
-                   /*kContiguous=*/false};
-    if (vectors) {
-      weights.loadVector = [&](Value j, Value rr) {
-        Value iq = e.min(e.add(i0, rr), e.idx(p.chunk - 1));
-        return e.loadVector(cb, {it.row, it.c, it.group, iq, j}, kVectorWidth);
-      };
-      // CB[i,j] exp(min(dA_i - dA_j, 0)) dt_j on j <= i, one exp each.
-      weights.convertVector = [&](Value raw, Value j, Value rr) {
-        Value i = e.add(i0, rr);
-        Value dAi = e.load(it.sDA, {e.min(i, e.idx(p.chunk - 1))});
-        Value dAj = e.loadVector(it.sDA, {j}, kVectorWidth);
-        Value dtj = e.loadVector(it.sDt, {j}, kVectorWidth);
-        return e.mapF32(raw, [&](Value v, int64_t t) {
-          Value at = vector::ExtractOp::create(e.b, dAj, ArrayRef<int64_t>{t});
-          Value w =
-              e.mulf(e.mulf(v, e.decay(e.subf(dAi, at))),
-                     vector::ExtractOp::create(e.b, dtj, ArrayRef<int64_t>{t}));
-          return e.select(e.le(e.add(j, e.idx(t)), i), w, e.f32(0.0));
-        });
-      };
-      xj.loadVector = [&](Value j, Value col) {
-        return e.loadVector(
-            x, {it.row, tokenAt(e, r, j), it.head, e.add(it.p0, col)},
-            kVectorWidth);
-      };
-    }
+    tile.i0 = i0;
+    ScanOperands o = scanOperands(e, p, f.k, tile, vectors);
+    // The fold left slot(c) in shared memory: no second read of the slot.
+    if (vectors)
+      o.state.resident = it.sState;
+    SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state),
+                                           o.cScaled, o.state);
     Value jEnd = e.min(e.add(i0, e.idx(rows)), r.len);
-    acc = mm.accumulate(acc, e.idx(0), jEnd, weights, xj);
+    acc = mm.accumulate(acc, e.idx(0), jEnd, o.weights, o.xj);
     if (vectors) {
       mm.epilogueVector(acc, [&](Value rr, Value col, Value v) {
-        storeOutputVector(f, it, e.add(i0, rr), col, v);
+        storeScanOutputVector(e, p, f.k, tile, rr, col, v);
       });
       return;
     }
     mm.epilogue(acc, [&](Value rr, Value col, Value v) {
-      storeOutput(f, it, e.add(i0, rr), col, v);
+      storeScanOutput(e, p, f.k, tile, rr, col, v);
     });
   });
 }

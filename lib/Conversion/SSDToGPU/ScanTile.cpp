@@ -1,0 +1,151 @@
+//===- ScanTile.cpp - one tile of chunk-scan output -----------------------===//
+#include "ScanTile.h"
+#include "KernelCommon.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+
+namespace {
+/// The absolute headdim column of tile column `col`.
+Value absoluteColumn(Emitter &e, const ScanTile &s, Value col) {
+  return s.p0 ? e.add(s.p0, col) : col;
+}
+} // namespace
+
+ScanOperands scanOperands(Emitter &e, const SSDProblem &p, const KernelFunc &k,
+                          const ScanTile &s, bool vectors) {
+  Value cMat = k.arg("C"), cb = k.arg("CB"), x = k.arg("x");
+  // Columns past the tile's valid ones read its last column and are zeroed.
+  auto colIn = [&s, &e](Value col) { return e.lt(col, e.idx(s.cols)); };
+  auto colClamped = [&s, &e](Value col) {
+    return absoluteColumn(e, s, e.min(col, e.idx(s.cols - 1)));
+  };
+
+  ScanOperands o;
+  o.cScaled = {[&s, &e, cMat](Value n, Value row) {
+                 Value i = e.add(s.i0, row);
+                 Value v = e.loadF32(
+                     cMat, {s.batch, tokenAt(e, s.r, i), s.group, n});
+                 return e.mulf(v, e.load(s.sScale, {row}));
+               },
+               /*kContiguous=*/true};
+  o.state = {[&s, &e, colIn, colClamped](Value n, Value col) {
+               Value v = e.loadF32(s.states, s.stateAt(colClamped(col), n));
+               return e.select(colIn(col), v, e.f32(0.0));
+             },
+             /*kContiguous=*/true};
+  o.weights = {[&s, &e, &p, cb](Value j, Value row) {
+                 Value i = e.add(s.i0, row);
+                 Value iq = e.min(i, e.idx(p.chunk - 1));
+                 Value v = e.loadF32(cb, {s.batch, s.c, s.group, iq, j});
+                 Value decay = e.decay(
+                     e.subf(e.load(s.sDA, {iq}), e.load(s.sDA, {j})));
+                 v = e.mulf(e.mulf(v, decay), e.load(s.sDt, {j}));
+                 return e.select(e.le(j, i), v, e.f32(0.0));
+               },
+               /*kContiguous=*/true};
+  o.xj = {[&s, &e, x, colIn, colClamped](Value j, Value col) {
+            Value v =
+                e.loadF32(x, {s.batch, tokenAt(e, s.r, j), s.head,
+                              colClamped(col)});
+            return e.select(colIn(col), v, e.f32(0.0));
+          },
+          /*kContiguous=*/false};
+  if (!vectors)
+    return o;
+
+  o.cScaled.loadVector = [&s, &e, cMat](Value n, Value row) {
+    Value i = e.add(s.i0, row);
+    return e.loadVector(cMat, {s.batch, tokenAt(e, s.r, i), s.group, n},
+                        kVectorWidth);
+  };
+  o.cScaled.convertVector = [&s, &e](Value raw, Value, Value row) {
+    return e.mulf(e.toF32Vector(raw),
+                  e.splat(e.load(s.sScale, {row}), kVectorWidth));
+  };
+  o.state.loadVector = [&s, &e](Value n, Value col) {
+    return e.loadVector(s.states, s.stateAt(absoluteColumn(e, s, col), n),
+                        kVectorWidth);
+  };
+  o.weights.loadVector = [&s, &e, &p, cb](Value j, Value row) {
+    Value iq = e.min(e.add(s.i0, row), e.idx(p.chunk - 1));
+    return e.loadVector(cb, {s.batch, s.c, s.group, iq, j}, kVectorWidth);
+  };
+  // CB[i,j] exp(min(dA_i - dA_j, 0)) dt_j on j <= i: one exp per element
+  // (a factored exp(dA_i) exp(-dA_j) can overflow).
+  o.weights.convertVector = [&s, &e, &p](Value raw, Value j, Value row) {
+    Value i = e.add(s.i0, row);
+    Value dAi = e.load(s.sDA, {e.min(i, e.idx(p.chunk - 1))});
+    Value dAj = e.loadVector(s.sDA, {j}, kVectorWidth);
+    Value dtj = e.loadVector(s.sDt, {j}, kVectorWidth);
+    return e.mapF32(raw, [&](Value v, int64_t t) {
+      Value at = vector::ExtractOp::create(e.b, dAj, ArrayRef<int64_t>{t});
+      Value w = e.mulf(
+          e.mulf(v, e.decay(e.subf(dAi, at))),
+          vector::ExtractOp::create(e.b, dtj, ArrayRef<int64_t>{t}));
+      return e.select(e.le(e.add(j, e.idx(t)), i), w, e.f32(0.0));
+    });
+  };
+  o.xj.loadVector = [&s, &e, x](Value j, Value col) {
+    return e.loadVector(x,
+                        {s.batch, tokenAt(e, s.r, j), s.head,
+                         absoluteColumn(e, s, col)},
+                        kVectorWidth);
+  };
+  return o;
+}
+
+/// z * sigmoid(z) = z / (1 + exp(-z)).
+static Value gate(Emitter &e, Value z) {
+  return e.divf(z, e.addf(e.f32(1.0), e.exp(e.subf(e.f32(0.0), z))));
+}
+
+void storeScanOutput(Emitter &e, const SSDProblem &p, const KernelFunc &k,
+                     const ScanTile &s, Value row, Value col, Value v) {
+  Value i = e.add(s.i0, row);
+  e.ifThen(e.andi(e.lt(i, s.r.len), e.lt(col, e.idx(s.cols))), [&] {
+    Value pp = absoluteColumn(e, s, col);
+    Value t = e.add(s.r.start, i);
+    SmallVector<Value> at = {s.batch, t, s.head, pp};
+    if (k.has("D")) {
+      Value d = p.perChannelD ? e.loadF32(k.arg("D"), {s.head, pp})
+                              : e.loadF32(k.arg("D"), {s.head});
+      v = e.fma(d, e.loadF32(k.arg("x"), at), v);
+    }
+    if (k.has("z"))
+      v = e.mulf(v, gate(e, e.loadF32(k.arg("z"), at)));
+    e.store(v, k.arg("y"), at);
+  });
+}
+
+void storeScanOutputVector(Emitter &e, const SSDProblem &p,
+                           const KernelFunc &k, const ScanTile &s, Value row,
+                           Value col, Value v) {
+  Value i = e.add(s.i0, row);
+  e.ifThen(e.lt(i, s.r.len), [&] {
+    Value pp = absoluteColumn(e, s, col);
+    Value t = e.add(s.r.start, i);
+    SmallVector<Value> at = {s.batch, t, s.head, pp};
+    if (k.has("D")) {
+      Value x = e.toF32Vector(e.loadVector(k.arg("x"), at, kVectorWidth));
+      Value d = p.perChannelD
+                    ? e.toF32Vector(
+                          e.loadVector(k.arg("D"), {s.head, pp}, kVectorWidth))
+                    : e.splat(e.loadF32(k.arg("D"), {s.head}), kVectorWidth);
+      v = math::FmaOp::create(e.b, d, x, v);
+    }
+    if (k.has("z")) {
+      Value z = e.loadVector(k.arg("z"), at, kVectorWidth);
+      v = e.mulf(v, e.mapF32(z, [&](Value zt, int64_t) { return gate(e, zt); }));
+    }
+    e.storeVector(v, k.arg("y"), at);
+  });
+}
+
+} // namespace gpu_lowering
+} // namespace ssd

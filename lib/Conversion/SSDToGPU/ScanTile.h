@@ -1,0 +1,63 @@
+//===- ScanTile.h - one tile of chunk-scan output ---------------*- C++ -*-===//
+//
+// The chunk scan of one T x cols tile of y (rows i0.., headdim columns
+// p0..), shared by the unfused ssd_chunk_scan kernel and the fused chain
+// item. Its accumulator is fed by two tile products:
+//   1. inter-chunk: A(k=n, i) = C[i, n] scale_i,  B(k=n, col) = s_c[col, n]
+//   2. intra-chunk: A(k=j, i) = CB[i,j] exp(min(dA_i - dA_j, 0)) dt_j on
+//      j <= i, B(k=j, col) = x[j, col], over j < min(i0 + T, len)
+// and its epilogue adds D x, applies the z gate and stores valid tokens.
+// The kernels differ only in where the state lives and how they stage the
+// chunk (dA, dt and the row scales in shared memory).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SSD_LIB_CONVERSION_SSDTOGPU_SCANTILE_H
+#define SSD_LIB_CONVERSION_SSDTOGPU_SCANTILE_H
+
+#include "TileMatmul.h"
+
+namespace ssd {
+namespace gpu_lowering {
+
+/// What the tile's operands read.
+struct ScanTile {
+  Value batch, head, group, c, i0;
+  /// First headdim column of the tile; null for column 0 (no offset op).
+  Value p0;
+  /// Valid columns from p0 (the tile may be wider, rounded up to 16).
+  int64_t cols = 0;
+  ChunkRange r;
+  Value sDA, sDt, sScale; // shared: dA[Q], dt[Q], state-term scale[T]
+  /// The state at the chunk start: `states` at stateAt(pp, n) holds
+  /// s_c[pp, n] (pp an absolute headdim column).
+  Value states;
+  std::function<llvm::SmallVector<Value>(Value pp, Value n)> stateAt;
+};
+
+/// The four operands of the two products.
+struct ScanOperands {
+  TileOperand cScaled, state; // inter-chunk
+  TileOperand weights, xj;    // intra-chunk
+};
+
+/// The operands of `s`; with `vectors`, with their 16-byte fills (rows of
+/// x, C, CB and the state are whole vectors and the tile covers its
+/// columns exactly).
+ScanOperands scanOperands(Emitter &e, const SSDProblem &p, const KernelFunc &k,
+                          const ScanTile &s, bool vectors);
+
+/// y[i0 + row, p0 + col] = v + D x, gated by z, for valid tokens and
+/// columns.
+void storeScanOutput(Emitter &e, const SSDProblem &p, const KernelFunc &k,
+                     const ScanTile &s, Value row, Value col, Value v);
+
+/// As storeScanOutput for columns col..col+7 (v a vector<8xf32>): 16-byte
+/// loads of x and z, one 16-byte store of y.
+void storeScanOutputVector(Emitter &e, const SSDProblem &p,
+                           const KernelFunc &k, const ScanTile &s, Value row,
+                           Value col, Value v);
+
+} // namespace gpu_lowering
+} // namespace ssd
+
+#endif // SSD_LIB_CONVERSION_SSDTOGPU_SCANTILE_H
