@@ -292,6 +292,11 @@ LogicalResult Analyzer::run() {
   if (p.chunk > 1024)
     return fail(p.chunkScan, "cannot be lowered to the GPU: chunk size " +
                                  Twine(p.chunk) + " is above 1024");
+  // The kernels tile a chunk in edges of 16 rows; a smaller chunk would
+  // leave their grids empty.
+  if (p.chunk < 16)
+    return fail(p.chunkScan, "cannot be lowered to the GPU: chunk size " +
+                                 Twine(p.chunk) + " is below 16");
   describeSymbols();
   return success();
 }

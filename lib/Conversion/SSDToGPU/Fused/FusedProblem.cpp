@@ -184,6 +184,10 @@ LogicalResult FusedAnalyzer::readSizes(int64_t defaultPBlock) {
   if (p.chunk > 1024)
     return fail(op, Twine("cannot be lowered by ") + kPass + ": chunk size " +
                         Twine(p.chunk) + " is above 1024");
+  // The item bodies tile a chunk in edges of 16 rows (never run below).
+  if (p.chunk < 16)
+    return fail(op, Twine("cannot be lowered by ") + kPass + ": chunk size " +
+                        Twine(p.chunk) + " is below 16");
   p.elementType = x.getElementType();
   p.stateType = op.getStateElementType();
   p.chunkStateType = Float32Type::get(op.getContext());
