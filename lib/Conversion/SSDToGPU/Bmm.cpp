@@ -1,14 +1,12 @@
 //===- Bmm.cpp - the ssd_bmm kernel ----------------------------------------===//
 //
-// CB[b,c,g,i,j] = C_i . B_j. Grid (tiles^2, nc, b*g), one T x T tile of the
-// chunk's Q x Q matrix per block, T = min(Q, 64). Only tiles on or below the
-// diagonal are computed: chunk_scan reads j <= i only. Padding tokens load
-// as zero rows, so their products are zero; with seq_idx the epilogue zeroes
-// pairs from different sequences.
+// CB[b,c,g,i,j] = C_i . B_j. Grid (tiles^2, nc, b*g), one T x T CBTile of
+// the chunk's Q x Q matrix per block, T = min(Q, 64). Only tiles on or below
+// the diagonal are computed: chunk_scan reads j <= i only.
 //
 //===----------------------------------------------------------------------===//
+#include "CBTile.h"
 #include "KernelCommon.h"
-#include "TileMatmul.h"
 
 using namespace mlir;
 
@@ -36,35 +34,10 @@ KernelInfo buildBmmKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
   Value ti = e.div(tile, e.idx(tiles)), tj = e.rem(tile, e.idx(tiles));
   Value i0 = e.mul(ti, edge), j0 = e.mul(tj, edge);
   e.ifThen(e.le(tj, ti), [&] {
-    ChunkRange r = blockChunk(e, p, k, c, cMat, cb, 1);
-    // Row `row` of the tile as a token of this chunk, masked past the end.
-    auto rowOperand = [&](Value mat, Value first) {
-      return TileOperand{[&, mat, first](Value kk, Value row) {
-                           Value pos = e.add(first, row);
-                           Value v = e.loadF32(
-                               mat, {batch, tokenAt(e, r, pos), group, kk});
-                           return e.select(e.lt(pos, r.len), v, e.f32(0.0));
-                         },
-                         /*kContiguous=*/true};
-    };
-    TileOperand cRows = rowOperand(cMat, i0), bRows = rowOperand(bMat, j0);
+    CBTile t{batch, group, c, blockChunk(e, p, k, c, cMat, cb, 1)};
     bool vectors = mm.usesMma() && p.state % kVectorWidth == 0;
-    auto vectorize = [&](TileOperand &op, Value mat, Value first) {
-      op.loadVector = [&, mat, first](Value kk, Value row) {
-        return e.loadVector(
-            mat, {batch, tokenAt(e, r, e.add(first, row)), group, kk},
-            kVectorWidth);
-      };
-      op.convertVector = [&, first](Value raw, Value, Value row) {
-        Value zero = e.splat(e.f32(0.0), kVectorWidth);
-        return e.select(e.lt(e.add(first, row), r.len), e.toF32Vector(raw),
-                        zero);
-      };
-    };
-    if (vectors) {
-      vectorize(cRows, cMat, i0);
-      vectorize(bRows, bMat, j0);
-    }
+    TileOperand cRows = cbRows(e, t, cMat, i0, vectors);
+    TileOperand bRows = cbRows(e, t, bMat, j0, vectors);
     SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0),
                                            e.idx(p.state), cRows, bRows);
     if (vectors && !k.has("seq_idx") && edge % kVectorWidth == 0) {
@@ -75,13 +48,7 @@ KernelInfo buildBmmKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
     }
     mm.epilogue(acc, [&](Value row, Value col, Value v) {
       Value i = e.add(i0, row), j = e.add(j0, col);
-      if (k.has("seq_idx")) {
-        Value si = k.arg("seq_idx");
-        Value same = e.eq(e.load(si, {batch, tokenAt(e, r, i)}),
-                          e.load(si, {batch, tokenAt(e, r, j)}));
-        v = e.select(same, v, e.f32(0.0));
-      }
-      e.store(v, cb, {batch, c, group, i, j});
+      storeCB(e, k, t, i, j, v);
     });
   });
   return info;

@@ -5,7 +5,7 @@
 // block and ends with its publish (a release of a counter).
 //
 //===----------------------------------------------------------------------===//
-#include "../TileMatmul.h"
+#include "../CBTile.h"
 #include "FusedKernel.h"
 #include "Sync.h"
 
@@ -237,34 +237,20 @@ void emitBmmItem(FusedBuild &f, Value index) {
   Value group = e.rem(index, e.idx(p.groups));
   Value rest = e.div(index, e.idx(p.groups));
   Value c = e.rem(rest, f.numChunks), row = e.div(rest, f.numChunks);
-  ChunkRange r = placeChunk(f, c).range;
-  Value cMat = f.arg("C"), bMat = f.arg("B"), cb = f.arg("CB");
+  CBTile t{row, group, c, placeChunk(f, c).range};
+  Value cMat = f.arg("C"), bMat = f.arg("B");
   e.forLoop(e.idx(0), e.idx(tiles * tiles), e.idx(1), [&](Value tile) {
     Value ti = e.div(tile, e.idx(tiles)), tj = e.rem(tile, e.idx(tiles));
     e.ifThen(e.le(tj, ti), [&] {
       Value i0 = e.mul(ti, edge), j0 = e.mul(tj, edge);
-      auto rows = [&](Value mat, Value first) {
-        return TileOperand{
-            [&, mat, first](Value kk, Value rowInTile) {
-              Value pos = e.add(first, rowInTile);
-              Value v = e.loadF32(mat, {row, tokenAt(e, r, pos), group, kk});
-              return e.select(e.lt(pos, r.len), v, e.f32(0.0));
-            },
-            /*kContiguous=*/true};
-      };
       SmallVector<Value> acc = mm.accumulate(
-          mm.zero(), e.idx(0), e.idx(p.state), rows(cMat, i0), rows(bMat, j0));
+          mm.zero(), e.idx(0), e.idx(p.state),
+          cbRows(e, t, cMat, i0, /*vectors=*/false),
+          cbRows(e, t, bMat, j0, /*vectors=*/false));
       mm.epilogue(acc, [&](Value ri, Value cj, Value v) {
         Value i = e.add(i0, ri), j = e.add(j0, cj);
-        e.ifThen(e.andi(e.lt(i, e.idx(p.chunk)), e.lt(j, e.idx(p.chunk))), [&] {
-          if (f.has("seq_idx")) {
-            Value si = f.arg("seq_idx");
-            Value same = e.eq(e.load(si, {row, tokenAt(e, r, i)}),
-                              e.load(si, {row, tokenAt(e, r, j)}));
-            v = e.select(same, v, e.f32(0.0));
-          }
-          e.store(v, cb, {row, c, group, i, j});
-        });
+        e.ifThen(e.andi(e.lt(i, e.idx(p.chunk)), e.lt(j, e.idx(p.chunk))),
+                 [&] { storeCB(e, f.k, t, i, j, v); });
       });
     });
   });
