@@ -71,6 +71,11 @@ struct SSDProblem {
 /// on the offending op and fails.
 mlir::FailureOr<SSDProblem> analyzeProblem(mlir::ModuleOp module);
 
+/// Why the GPU kernels cannot take chunk size `chunk` (they tile a chunk in
+/// edges of 16 rows, up to 1024), e.g. "chunk size 8 is below 16"; empty
+/// when they can.
+std::string unsupportedChunkSize(int64_t chunk);
+
 /// One kernel parameter: a tensor or workspace passed as an expanded memref
 /// descriptor.
 struct KernelParam {

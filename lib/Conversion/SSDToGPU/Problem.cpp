@@ -289,19 +289,22 @@ LogicalResult Analyzer::run() {
   p.dtHigh = hi;
   if (const BufferSpec *d = p.find("D"))
     p.perChannelD = d->type.getRank() == 2;
-  if (p.chunk > 1024)
-    return fail(p.chunkScan, "cannot be lowered to the GPU: chunk size " +
-                                 Twine(p.chunk) + " is above 1024");
-  // The kernels tile a chunk in edges of 16 rows; a smaller chunk would
-  // leave their grids empty.
-  if (p.chunk < 16)
-    return fail(p.chunkScan, "cannot be lowered to the GPU: chunk size " +
-                                 Twine(p.chunk) + " is below 16");
+  if (std::string why = unsupportedChunkSize(p.chunk); !why.empty())
+    return fail(p.chunkScan, "cannot be lowered to the GPU: " + why);
   describeSymbols();
   return success();
 }
 
 } // namespace
+
+std::string unsupportedChunkSize(int64_t chunk) {
+  // A smaller chunk would leave the kernels' grids (Q / 16 tiles) empty.
+  if (chunk < 16)
+    return "chunk size " + std::to_string(chunk) + " is below 16";
+  if (chunk > 1024)
+    return "chunk size " + std::to_string(chunk) + " is above 1024";
+  return "";
+}
 
 FailureOr<SSDProblem> analyzeProblem(ModuleOp module) {
   SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
@@ -332,6 +335,7 @@ void KernelFunc::useSharedArena() {
   arenaBase = gpu::DynamicSharedMemoryOp::create(b, func.getLoc(), bytes);
 }
 
+// Every buffer is 16-byte aligned: ldmatrix rows and vector accesses need it.
 Value KernelFunc::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
   auto space = gpu::AddressSpaceAttr::get(func.getContext(),
                                           gpu::AddressSpace::Workgroup);
@@ -339,7 +343,6 @@ Value KernelFunc::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
                               space);
   // Index scalars (the ticket slot) stay static: a view needs a sized type.
   if (arenaBase && !element.isIndex()) {
-    // 16-byte aligned offsets: ldmatrix rows and vector accesses need it.
     int64_t bytes = type.getNumElements() *
                     std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
     int64_t offset = arenaOffset;
@@ -352,7 +355,6 @@ Value KernelFunc::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
                                   ValueRange{});
   }
   Value buffer = func.addWorkgroupAttribution(type, func.getLoc());
-  // 16-byte alignment: ldmatrix rows and vector accesses need it.
   func.setWorkgroupAttributionAttr(
       func.getNumWorkgroupAttributions() - 1, "llvm.align",
       IntegerAttr::get(IntegerType::get(func.getContext(), 64), 16));

@@ -46,6 +46,12 @@ struct ChainItem {
   Value sState;
 };
 
+/// Tile depth of a product: the unfused choice on the tensor cores, 16 for
+/// the f32 path so that the three products' shared slices fit together.
+int64_t depthFor(const SSDProblem &p, int64_t k) {
+  return mmaElementType(p) ? tileDepth(k) : 16;
+}
+
 /// K slice depth of the chunk-state product: 64 on the tensor cores when
 /// the chunk allows (two slices at chunk 128; measured 2-4% faster on the
 /// H200 than 32, see bench/NOTES-fused-gpu.md).
@@ -55,21 +61,32 @@ int64_t stateDepth(const SSDProblem &p) {
 
 /// K slice depth of the chunk-scan products.
 int64_t scanDepth(const SSDProblem &p) {
-  return tileDepth(std::min(p.state, p.chunk));
+  return depthFor(p, std::min(p.state, p.chunk));
 }
 
 /// Output rows of one chunk-scan tile (64-row tiles measured no slower than
 /// whole-chunk ones, and they skip the upper triangle of CB).
 int64_t scanRows(const SSDProblem &p) { return tileEdge(p.chunk); }
 
+/// The chunk-state product of the vector path: one pBlock x dstate tile.
+TileMatmul stateProduct(FusedBuild &f) {
+  return TileMatmul(f.e, f.k, f.plan.pBlock, f.p.state, stateDepth(f.p),
+                    mmaElementType(f.p));
+}
+
+/// The chunk-scan product: scanRows output rows by the item's columns.
+TileMatmul scanProduct(FusedBuild &f) {
+  return TileMatmul(f.e, f.k, scanRows(f.p), roundUp(f.plan.pBlock, 16),
+                    scanDepth(f.p), mmaElementType(f.p));
+}
+
 /// The vector path of the chunk state: one pBlock x dstate tile on the
 /// tensor cores (x rows and B rows are whole 16-byte vectors).
 bool stateVectors(FusedBuild &f) {
   const SSDProblem &p = f.p;
   int64_t pBlock = f.plan.pBlock;
-  return mmaElementType(p) && pBlock % 16 == 0 && p.state % 16 == 0 &&
-         p.state <= 128 && p.chunk % kVectorWidth == 0 &&
-         TileMatmul::mmaFits(pBlock, p.state, stateDepth(p));
+  return pBlock % 16 == 0 && p.state % 16 == 0 && p.state <= 128 &&
+         p.chunk % kVectorWidth == 0 && stateProduct(f).usesMma();
 }
 
 /// The vector path of the chunk scan: rows of C, CB, x and the state slot
@@ -77,16 +94,8 @@ bool stateVectors(FusedBuild &f) {
 bool scanVectors(FusedBuild &f) {
   const SSDProblem &p = f.p;
   int64_t pBlock = f.plan.pBlock;
-  return mmaElementType(p) && pBlock % 16 == 0 && p.state % kVectorWidth == 0 &&
-         p.chunk % kVectorWidth == 0 &&
-         TileMatmul::mmaFits(scanRows(p), pBlock,
-                             scanDepth(p));
-}
-
-/// Tile depth of a product: the unfused choice on the tensor cores, 16 for
-/// the f32 path so that the three products' shared slices fit together.
-int64_t depthFor(const SSDProblem &p, int64_t k) {
-  return mmaElementType(p) ? tileDepth(k) : 16;
+  return pBlock % 16 == 0 && p.state % kVectorWidth == 0 &&
+         p.chunk % kVectorWidth == 0 && scanProduct(f).usesMma();
 }
 
 /// Thread 0 waits for the chunk's cumsum and CB; then the block reads them.
@@ -157,9 +166,7 @@ Value stateCarry(FusedBuild &f, const ChainItem &it) {
 /// loads and stores.
 void chunkStateAndPassVector(FusedBuild &f, const ChainItem &it, Value shared) {
   Emitter &e = f.e;
-  const SSDProblem &p = f.p;
-  TileMatmul mm(e, f.k, f.plan.pBlock, p.state, stateDepth(p),
-                mmaElementType(p));
+  TileMatmul mm = stateProduct(f);
   mm.shareVectorBuffer(shared);
   const ChunkRange &r = it.place.range;
   Value x = f.arg("x"), bMat = f.arg("B"), slots = f.arg("passed_states");
@@ -202,14 +209,8 @@ void chunkStateAndPassVector(FusedBuild &f, const ChainItem &it, Value shared) {
           e.loadVector(slots, {it.row, slot, it.head, pp, nn}, kVectorWidth));
       e.storeVector(math::FmaOp::create(e.b, carries, prev, v), slots,
                     {it.row, nextSlot, it.head, pp, nn});
-      if (it.sState) {
-        auto narrow = VectorType::get(
-            {kVectorWidth},
-            cast<MemRefType>(it.sState.getType()).getElementType());
-        vector::StoreOp::create(e.b, arith::TruncFOp::create(e.b, narrow, prev),
-                                it.sState, ValueRange{e.idx(0), rr, nn},
-                                /*nontemporal=*/false, llvm::MaybeAlign(16));
-      }
+      if (it.sState)
+        e.storeVector(prev, it.sState, {e.idx(0), rr, nn});
     });
   });
   blockRelease(e, turns, turn, e.add(it.c, 2));
@@ -276,8 +277,7 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   const SSDProblem &p = f.p;
   int64_t pBlock = f.plan.pBlock;
   int64_t rows = scanRows(p), cols = roundUp(pBlock, 16);
-  TileMatmul mm(e, f.k, rows, cols, mmaElementType(p) ? scanDepth(p) : 16,
-                mmaElementType(p));
+  TileMatmul mm = scanProduct(f);
   bool vectors = shared && cols == pBlock;
   if (vectors)
     mm.shareVectorBuffer(shared);
@@ -362,15 +362,9 @@ void emitChainItem(FusedBuild &f, Value index) {
   if (stateVec || scanVec) {
     int64_t bytes = 0;
     if (stateVec)
-      bytes = TileMatmul(e, f.k, f.plan.pBlock, p.state, stateDepth(p),
-                         mmaElementType(p))
-                  .vectorBytes();
+      bytes = stateProduct(f).vectorBytes();
     if (scanVec)
-      bytes =
-          std::max(bytes, TileMatmul(e, f.k, scanRows(p), f.plan.pBlock,
-                                     scanDepth(p),
-                                     mmaElementType(p))
-                              .vectorBytes());
+      bytes = std::max(bytes, scanProduct(f).vectorBytes());
     shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());
   }
   if (stateVec && scanVec && p.state % scanDepth(p) == 0)

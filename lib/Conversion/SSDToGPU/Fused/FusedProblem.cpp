@@ -181,13 +181,8 @@ LogicalResult FusedAnalyzer::readSizes(int64_t defaultPBlock) {
   p.groups = bType.getDimSize(2);
   p.state = bType.getDimSize(3);
   p.chunk = static_cast<int64_t>(op.getChunkSize());
-  if (p.chunk > 1024)
-    return fail(op, Twine("cannot be lowered by ") + kPass + ": chunk size " +
-                        Twine(p.chunk) + " is above 1024");
-  // The item bodies tile a chunk in edges of 16 rows (never run below).
-  if (p.chunk < 16)
-    return fail(op, Twine("cannot be lowered by ") + kPass + ": chunk size " +
-                        Twine(p.chunk) + " is below 16");
+  if (std::string why = unsupportedChunkSize(p.chunk); !why.empty())
+    return fail(op, Twine("cannot be lowered by ") + kPass + ": " + why);
   p.elementType = x.getElementType();
   p.stateType = op.getStateElementType();
   p.chunkStateType = Float32Type::get(op.getContext());
