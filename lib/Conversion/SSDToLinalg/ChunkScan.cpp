@@ -176,18 +176,7 @@ struct LowerChunkScan : OpConversionPattern<ChunkScanOp> {
     Value scale = splitHeads(
         rewriter, loc, stateScale(rewriter, loc, map, dA, adaptor.getSeqIdx()),
         1, groups);
-    y = linalg::GenericOp::create(
-            rewriter, loc, TypeRange{y.getType()}, ValueRange{scale},
-            ValueRange{y},
-            ArrayRef<AffineMap>{projectedMap(ctx, 6, {0, 2, 3, 1, 4}),
-                                rewriter.getMultiDimIdentityMap(6)},
-            iterators(6),
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              linalg::YieldOp::create(
-                  b, l,
-                  arith::MulFOp::create(b, l, args[0], args[1]).getResult());
-            })
-            .getResult(0);
+    y = scaleTokenRows(rewriter, loc, scale, y);
 
     // 3. W[b,c,g,hh,j,i] = CB * exp(min(segsum, 0)) * dt_j on j <= i.
     Value w = decayWeights(rewriter, loc, op, adaptor, groups, yShape, q);

@@ -87,19 +87,7 @@ struct LowerChunkState : OpConversionPattern<ChunkStateOp> {
     Value xTiles = gatherChunks(rewriter, loc, map,
                                 splitHeads(rewriter, loc, x, 2, groups),
                                 {kBatch, kChunk, 2, 3, kPos, 4});
-    xTiles =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{xTiles.getType()}, ValueRange{w},
-            ValueRange{xTiles},
-            ArrayRef<AffineMap>{projectedMap(ctx, 6, {0, 2, 3, 1, 4}),
-                                rewriter.getMultiDimIdentityMap(6)},
-            iterators(6),
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              linalg::YieldOp::create(
-                  b, l,
-                  arith::MulFOp::create(b, l, args[0], args[1]).getResult());
-            })
-            .getResult(0);
+    xTiles = scaleTokenRows(rewriter, loc, w, xTiles);
 
     // 3. Loops (b, c, g, hh, p, n, l):
     //    S[b,c,g,hh,p,n] += xw[b,c,g,hh,l,p] * B[b,c,g,l,n].

@@ -87,6 +87,21 @@ SmallVector<utils::IteratorType> iterators(unsigned numLoops,
   return its;
 }
 
+Value scaleTokenRows(OpBuilder &b, Location loc, Value scale, Value tile) {
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{tile.getType()}, ValueRange{scale},
+             ValueRange{tile},
+             ArrayRef<AffineMap>{projectedMap(b.getContext(), 6, {0, 2, 3, 1, 4}),
+                                 b.getMultiDimIdentityMap(6)},
+             iterators(6),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l,
+                   arith::MulFOp::create(nb, l, args[0], args[1]).getResult());
+             })
+      .getResult(0);
+}
+
 Value splitHeads(OpBuilder &b, Location loc, Value tensor, int64_t dim,
                  int64_t groups) {
   auto type = cast<RankedTensorType>(tensor.getType());
