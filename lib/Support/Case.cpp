@@ -8,6 +8,7 @@
 #include "ssd/Runtime/Json.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -141,14 +142,19 @@ static Status checkFinite(const std::string &dir, const std::string &name,
   return Status::success();
 }
 
+/// The size fields of case.json, in file order.
+static std::array<std::pair<const char *, int64_t>, 6>
+sizeFields(const SSDCase &c) {
+  return {{{"batch", c.batch},
+           {"seqlen", c.seqlen},
+           {"nheads", c.nheads},
+           {"headdim", c.headdim},
+           {"ngroups", c.ngroups},
+           {"dstate", c.dstate}}};
+}
+
 static Status validateSizes(const SSDCase &c, const std::string &json) {
-  for (auto [key, value] :
-       {std::pair<const char *, int64_t>{"batch", c.batch},
-        {"seqlen", c.seqlen},
-        {"nheads", c.nheads},
-        {"headdim", c.headdim},
-        {"ngroups", c.ngroups},
-        {"dstate", c.dstate}})
+  for (auto [key, value] : sizeFields(c))
     if (value <= 0)
       return caseError(json, cat("'", key, "' must be positive, got ", value));
   if (c.nheads % c.ngroups != 0)
@@ -449,13 +455,7 @@ Status ssd::writeCase(const SSDCase &c, const std::string &dir) {
   std::string text = "{\n";
   text += " \"name\": " + quoted(c.name) + ",\n";
   text += " \"note\": " + quoted(c.note) + ",\n";
-  for (auto [key, value] :
-       {std::pair<const char *, int64_t>{"batch", c.batch},
-        {"seqlen", c.seqlen},
-        {"nheads", c.nheads},
-        {"headdim", c.headdim},
-        {"ngroups", c.ngroups},
-        {"dstate", c.dstate}})
+  for (auto [key, value] : sizeFields(c))
     text += cat(" \"", key, "\": ", value, ",\n");
   text += std::string(" \"dt_softplus\": ") + (c.dtSoftplus ? "true" : "false") +
           ",\n";

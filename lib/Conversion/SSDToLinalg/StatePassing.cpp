@@ -30,6 +30,19 @@ struct StateShape {
   int64_t heads, headDim, state, chunkSize;
 };
 
+/// The (rows, 1, h, p, n) window of chunk `c` in a (b, nc, h, p, n) tensor.
+struct ChunkWindow {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+};
+ChunkWindow chunkWindow(OpBuilder &b, Value c, OpFoldResult rows,
+                        const StateShape &s) {
+  return {{b.getIndexAttr(0), c, b.getIndexAttr(0), b.getIndexAttr(0),
+           b.getIndexAttr(0)},
+          {rows, b.getIndexAttr(1), b.getIndexAttr(s.heads),
+           b.getIndexAttr(s.headDim), b.getIndexAttr(s.state)},
+          SmallVector<OpFoldResult>(5, b.getIndexAttr(1))};
+}
+
 /// states[:, c] as an f32 tensor (rows, h, p, n), `rows` batch rows from 0.
 /// Slices keep their unit dimension and are reshaped explicitly: a
 /// rank-reducing slice is ambiguous when other dimensions are 1 too.
@@ -40,14 +53,9 @@ Value chunkSlice(OpBuilder &b, Location loc, Value chunked, Value c,
       {getConstantIntValue(rows).value_or(ShapedType::kDynamic), 1, s.heads,
        s.headDim, s.state},
       type.getElementType());
-  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), c, b.getIndexAttr(0),
-                                       b.getIndexAttr(0), b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {
-      rows, b.getIndexAttr(1), b.getIndexAttr(s.heads),
-      b.getIndexAttr(s.headDim), b.getIndexAttr(s.state)};
-  SmallVector<OpFoldResult> strides(5, b.getIndexAttr(1));
+  ChunkWindow w = chunkWindow(b, c, rows, s);
   Value slice = tensor::ExtractSliceOp::create(b, loc, sliceType, chunked,
-                                               offsets, sizes, strides);
+                                               w.offsets, w.sizes, w.strides);
   slice = tensor::CollapseShapeOp::create(
       b, loc, slice, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
   return convertElements(b, loc, slice, b.getF32Type());
@@ -68,14 +76,9 @@ Value storeChunk(OpBuilder &b, Location loc, Value value, Value chunked,
       SmallVector<OpFoldResult>{
           rows, b.getIndexAttr(1), b.getIndexAttr(s.heads),
           b.getIndexAttr(s.headDim), b.getIndexAttr(s.state)});
-  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), c, b.getIndexAttr(0),
-                                       b.getIndexAttr(0), b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {
-      rows, b.getIndexAttr(1), b.getIndexAttr(s.heads),
-      b.getIndexAttr(s.headDim), b.getIndexAttr(s.state)};
-  SmallVector<OpFoldResult> strides(5, b.getIndexAttr(1));
-  return tensor::InsertSliceOp::create(b, loc, value, chunked, offsets, sizes,
-                                       strides);
+  ChunkWindow w = chunkWindow(b, c, rows, s);
+  return tensor::InsertSliceOp::create(b, loc, value, chunked, w.offsets,
+                                       w.sizes, w.strides);
 }
 
 /// carry[b,h] = exp(min(dA_cumsum[b,h,c,Q-1], 0)), or 0 where `reset[b]`.

@@ -161,6 +161,23 @@ Value stateCarry(FusedBuild &f, const ChainItem &it) {
   return e.select(reset, e.f32(0.0), carry);
 }
 
+/// What step 3 folds with: the slots, the turn counter of (row, head, pb),
+/// the carried decay, and the slot read (slot(c)) and written (+1).
+struct StateFold {
+  Value slots, turns, turn, carry, slot, nextSlot;
+};
+StateFold stateFold(FusedBuild &f, const ChainItem &it) {
+  Emitter &e = f.e;
+  StateFold s;
+  s.slots = f.arg("passed_states");
+  s.turns = f.arg("state_turn");
+  s.turn = turnIndex(f, it.row, it.head, it.pb);
+  s.carry = stateCarry(f, it);
+  s.slot = it.place.slot;
+  s.nextSlot = e.add(it.place.slot, 1);
+  return s;
+}
+
 /// Steps 2 and 3 on the vector path: the whole chunk state in registers,
 /// then, under the turn, slot(c) + 1 <- carry * slot(c) + S with 16-byte
 /// loads and stores.
@@ -169,11 +186,8 @@ void chunkStateAndPassVector(FusedBuild &f, const ChainItem &it, Value shared) {
   TileMatmul mm = stateProduct(f);
   mm.shareVectorBuffer(shared);
   const ChunkRange &r = it.place.range;
-  Value x = f.arg("x"), bMat = f.arg("B"), slots = f.arg("passed_states");
-  Value turns = f.arg("state_turn");
-  Value turn = turnIndex(f, it.row, it.head, it.pb);
-  Value carry = stateCarry(f, it);
-  Value slot = it.place.slot, nextSlot = e.add(it.place.slot, 1);
+  Value x = f.arg("x"), bMat = f.arg("B");
+  StateFold fold = stateFold(f, it);
 
   // A(l, pp) = x[l, p0 + pp] w_l,  B(l, nn) = B[l, nn]; token-major both.
   TileOperand xw{[&](Value l, Value rr) {
@@ -200,20 +214,21 @@ void chunkStateAndPassVector(FusedBuild &f, const ChainItem &it, Value shared) {
                         kVectorWidth);
   };
   SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
-  blockAcquire(e, turns, turn, e.add(it.c, 1));
-  Value carries = e.splat(carry, kVectorWidth);
+  blockAcquire(e, fold.turns, fold.turn, e.add(it.c, 1));
+  Value carries = e.splat(fold.carry, kVectorWidth);
   mm.epilogueVector(acc, [&](Value rr, Value nn, Value v) {
     e.ifThen(it.place.used, [&] {
       Value pp = e.add(it.p0, rr);
       Value prev = e.toF32Vector(
-          e.loadVector(slots, {it.row, slot, it.head, pp, nn}, kVectorWidth));
-      e.storeVector(math::FmaOp::create(e.b, carries, prev, v), slots,
-                    {it.row, nextSlot, it.head, pp, nn});
+          e.loadVector(fold.slots, {it.row, fold.slot, it.head, pp, nn},
+                       kVectorWidth));
+      e.storeVector(math::FmaOp::create(e.b, carries, prev, v), fold.slots,
+                    {it.row, fold.nextSlot, it.head, pp, nn});
       if (it.sState)
         e.storeVector(prev, it.sState, {e.idx(0), rr, nn});
     });
   });
-  blockRelease(e, turns, turn, e.add(it.c, 2));
+  blockRelease(e, fold.turns, fold.turn, e.add(it.c, 2));
 }
 
 /// Steps 2 and 3: the chunk state tile by tile, folded into the passed
@@ -226,11 +241,8 @@ void chunkStateAndPass(FusedBuild &f, const ChainItem &it) {
   int64_t tilesN = (p.state + tileN - 1) / tileN;
   TileMatmul mm(e, f.k, tileP, tileN, depthFor(p, p.chunk), mmaElementType(p));
   const ChunkRange &r = it.place.range;
-  Value x = f.arg("x"), bMat = f.arg("B"), slots = f.arg("passed_states");
-  Value turns = f.arg("state_turn");
-  Value turn = turnIndex(f, it.row, it.head, it.pb);
-  Value carry = stateCarry(f, it);
-  Value slot = it.place.slot, nextSlot = e.add(it.place.slot, 1);
+  Value x = f.arg("x"), bMat = f.arg("B");
+  StateFold fold = stateFold(f, it);
 
   // A(l, pp) = x[l, p0 + pp] w_l,  B(l, nn) = B[l, n0 + nn].
   TileOperand xw{
@@ -254,7 +266,7 @@ void chunkStateAndPass(FusedBuild &f, const ChainItem &it) {
                    /*kContiguous=*/false};
     SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
     if (nt == 0)
-      blockAcquire(e, turns, turn, e.add(it.c, 1));
+      blockAcquire(e, fold.turns, fold.turn, e.add(it.c, 1));
     mm.epilogue(acc, [&](Value rr, Value cc, Value v) {
       Value nn = e.add(e.idx(n0), cc);
       Value in =
@@ -262,13 +274,13 @@ void chunkStateAndPass(FusedBuild &f, const ChainItem &it) {
                  it.place.used);
       e.ifThen(in, [&] {
         Value pp = e.add(it.p0, rr);
-        Value prev = e.loadF32(slots, {it.row, slot, it.head, pp, nn});
-        e.store(e.fma(carry, prev, v), slots,
-                {it.row, nextSlot, it.head, pp, nn});
+        Value prev = e.loadF32(fold.slots, {it.row, fold.slot, it.head, pp, nn});
+        e.store(e.fma(fold.carry, prev, v), fold.slots,
+                {it.row, fold.nextSlot, it.head, pp, nn});
       });
     });
   }
-  blockRelease(e, turns, turn, e.add(it.c, 2));
+  blockRelease(e, fold.turns, fold.turn, e.add(it.c, 2));
 }
 
 /// Step 4: the chunk's output rows, T at a time.
