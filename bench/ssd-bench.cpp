@@ -252,6 +252,12 @@ Expected<std::string> benchOne(const Run &run, const Options &o) {
   row << "{\"strategy\": " << jsonString(m.compiler.options.find("strategy")
                                               ? m.compiler.options.find("strategy")->string
                                               : "unfused")
+      << ", \"state_chain\": "
+      << jsonString(m.compiler.options.find("state_chain")
+                        ? m.compiler.options.find("state_chain")->string
+                        : "")
+      << ", \"artifact\": "
+      << jsonString(run.artifact.substr(run.artifact.find_last_of('/') + 1))
       << ", \"batch\": " << run.batch << ", \"seqlen\": " << run.seqlen
       << ", \"nheads\": " << k.nheads << ", \"headdim\": " << k.headdim
       << ", \"dstate\": " << k.dstate << ", \"ngroups\": " << k.ngroups

@@ -45,7 +45,8 @@ static std::optional<CompileError> writeFile(const std::string &path,
 }
 
 static std::optional<CompileError> runPipeline(ModuleOp module,
-                                               llvm::StringRef strategy) {
+                                               const CompileOptions &options) {
+  llvm::StringRef strategy = options.strategy;
   llvm::StringRef name =
       strategy == "fused" ? kFusedPipeline : kUnfusedPipeline;
   const PassPipelineInfo *pipeline = PassPipelineInfo::lookup(name);
@@ -54,7 +55,14 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
                  name.str() + ") is not built into this ssd-compile");
   PassManager pm(module->getContext());
   std::string optionError;
-  if (failed(pipeline->addToPipeline(pm, "", [&](const llvm::Twine &msg) {
+  std::string pipelineOptions;
+  if (!options.stateChain.empty()) {
+    if (strategy != "fused")
+      return usage("--state-chain applies to the fused strategy only");
+    pipelineOptions = "state-chain=" + options.stateChain;
+  }
+  if (failed(pipeline->addToPipeline(pm, pipelineOptions,
+                                     [&](const llvm::Twine &msg) {
         optionError = msg.str();
         return failure();
       })))
@@ -89,7 +97,7 @@ ssd::compileModule(ModuleOp module, std::optional<LayerSpec> spec,
   if (!options.fromLowered) {
     if (failed(verify(module)))
       return usage("the input module does not verify");
-    if (std::optional<CompileError> err = runPipeline(module, options.strategy))
+    if (std::optional<CompileError> err = runPipeline(module, options))
       return err;
   }
 

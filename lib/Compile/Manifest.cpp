@@ -198,6 +198,10 @@ std::optional<std::string> ssd::writeManifest(ModuleOp module,
       os.attribute("version", kCompilerVersion);
       os.attributeObject("options", [&] {
         os.attribute("strategy", options.strategy);
+        if (options.strategy == "fused")
+          os.attribute("state_chain", options.stateChain.empty()
+                                          ? "segment"
+                                          : options.stateChain);
         os.attribute("target", options.target);
         if (spec.has("dt_limit"))
           os.attributeArray("dt_limit", [&] {

@@ -3,9 +3,12 @@
 # runs on the GPU machine (which has no MLIR), into one folder to carry there:
 #   OUT_DIR/golden/<case>/              the golden cases (../shared does not travel)
 #   OUT_DIR/golden-art/<variant>/<case>-q<Q>-<dtype>/   one artifact per
-#                                      variant (unfused, fused, fused-f16state: the fused
-#                                      kernel with fp16 states), case, chunk size, dtype
-#   OUT_DIR/mamba2-<strategy>-q<Q>-bf16/   the Mamba-2 2.7B layer (benchmark, long case)
+#                                      variant (unfused, fused, fused-chunk: the fused
+#                                      kernel with one chain step per chunk,
+#                                      fused-f16state: the fused kernel with fp16
+#                                      states), case, chunk size, dtype
+#   OUT_DIR/mamba2-<variant>-q<Q>-bf16/   the Mamba-2 2.7B layer (benchmark, long case),
+#                                      the same four variants
 #   OUT_DIR/manifest.txt               what was built, by which commit
 #
 #   scripts/device/build-artifacts.sh [OUT_DIR] [BUILD_DIR] [GOLDEN_DIR]
@@ -23,7 +26,7 @@ compile=$build/bin/ssd-compile
 
 rm -rf "$out"
 mkdir -p "$out/golden" "$out/golden-art/unfused" "$out/golden-art/fused" \
-  "$out/golden-art/fused-f16state"
+  "$out/golden-art/fused-chunk" "$out/golden-art/fused-f16state"
 status=0
 built=0
 
@@ -54,10 +57,21 @@ print(" ".join(["--nheads", str(c["nheads"]), "--headdim", str(c["headdim"]),
 PY
 }
 
-compile_one() { # compile_one STRATEGY DIR FLAGS...
-  local strategy=$1 dir=$2
+# The ssd-compile flags of a variant.
+variant_flags() {
+  case $1 in
+    unfused) echo "--strategy unfused" ;;
+    fused) echo "--strategy fused" ;;
+    fused-chunk) echo "--strategy fused --state-chain chunk" ;;
+    fused-f16state) echo "--strategy fused --state-dtype f16" ;;
+  esac
+}
+
+compile_one() { # compile_one VARIANT DIR FLAGS...
+  local variant=$1 dir=$2
   shift 2
-  if "$compile" "$@" --target sm_90a --strategy "$strategy" -o "$dir" 2>"$dir.err"; then
+  # shellcheck disable=SC2046
+  if "$compile" "$@" --target sm_90a $(variant_flags "$variant") -o "$dir" 2>"$dir.err"; then
     rm -f "$dir.err"
     built=$((built + 1))
   else
@@ -71,28 +85,21 @@ for case in "$golden"/*/; do
   [ -f "$case/case.json" ] || continue
   cp -r "$case" "$out/golden/$name"
   flags=$(case_flags "$case")
-  for strategy in unfused fused; do
+  for variant in unfused fused fused-chunk fused-f16state; do
     for q in 64 128 256; do
       for dtype in f32 bf16 f16; do
         # shellcheck disable=SC2086
-        compile_one "$strategy" "$out/golden-art/$strategy/$name-q$q-$dtype" $flags \
+        compile_one "$variant" "$out/golden-art/$variant/$name-q$q-$dtype" $flags \
           --chunk-size "$q" --dtype "$dtype"
       done
-    done
-  done
-  for q in 64 128 256; do
-    for dtype in f32 bf16 f16; do
-      # shellcheck disable=SC2086
-      compile_one fused "$out/golden-art/fused-f16state/$name-q$q-$dtype" $flags \
-        --chunk-size "$q" --dtype "$dtype" --state-dtype f16
     done
   done
 done
 
 # Mamba-2 2.7B: h=80 p=64 n=128 g=1, bf16 x/B/C, dt_softplus with dt_bias, D per head.
-for strategy in unfused fused; do
+for variant in unfused fused fused-chunk fused-f16state; do
   for q in 128 256; do
-    compile_one "$strategy" "$out/mamba2-$strategy-q$q-bf16" --nheads 80 --headdim 64 \
+    compile_one "$variant" "$out/mamba2-$variant-q$q-bf16" --nheads 80 --headdim 64 \
       --dstate 128 --ngroups 1 --features D,dt_bias,softplus --chunk-size "$q" --dtype bf16
   done
 done

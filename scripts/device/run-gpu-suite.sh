@@ -8,16 +8,17 @@
 #   2. test/Runtime/device/run-on-device.sh (the runtime smoke test);
 #   3. every golden case through ssd-run --backend gpu --artifact at chunk
 #      sizes 64, 128, 256 in f32, bf16 and f16 (same bounds as the CPU path),
-#      for the unfused and the fused strategy, and the fused one with fp16
-#      states (held to the bf16 bound), each with its largest error; then
+#      for the unfused and the fused strategy (state chain by segments, the
+#      default, and by chunks), and the fused one with fp16 states (held to
+#      the bf16 bound), each with its largest error; then
 #      the fused kernel twice on one case, outputs compared bitwise;
 #   4. L = 512K, b=1 h=80 p=64 n=128 (Mamba-2 layer, bf16, chunk 128), both
 #      strategies: inputs generated on the device by ssd-bench, y and final
 #      states of 4 heads over the whole sequence against the reference;
 #   5. compute-sanitizer: memcheck on one golden case per strategy, racecheck
-#      on the fused kernel;
-#   6. the benchmark (bench/ssd-bench, Mamba-2 2.7B shape), fused and unfused
-#      in the same process on the same inputs.
+#      and synccheck on the fused kernel;
+#   6. the benchmark (bench/ssd-bench, Mamba-2 2.7B shape), every variant in
+#      the same process on the same inputs.
 # Writes RESULTS_DIR/gpu-suite.json ({"steps": [{"name", "status", ...}]})
 # and RESULTS_DIR/gpu-suite.log. RESULTS_DIR defaults to $OUT, else /tmp.
 # Exits non-zero when any step fails.
@@ -65,7 +66,7 @@ max_err() {
   grep "^$1 " -A2 "$log" | grep -o 'max_rel_err=[0-9.e+-]*' | cut -d= -f2 |
     sort -g | tail -n 1
 }
-for variant in unfused fused fused-f16state; do
+for variant in unfused fused fused-chunk fused-f16state; do
   state_flags=()
   [ "$variant" = fused-f16state ] && state_flags=(--state-dtype f16)
   pass=0
@@ -131,12 +132,18 @@ run_step memcheck-fused "$sanitizer" --tool memcheck --error-exitcode 9 \
 run_step racecheck-fused "$sanitizer" --tool racecheck --error-exitcode 9 \
   "$ssd_run" --case "$art/golden/c02_all_features" --backend gpu \
   --artifact "$art/golden-art/fused/c02_all_features-q64-f32" --chunk-size 64
+run_step racecheck-fused-bf16 "$sanitizer" --tool racecheck --error-exitcode 9 \
+  "$ssd_run" --case "$art/golden/c03_seq_idx" --backend gpu \
+  --artifact "$art/golden-art/fused/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
+run_step synccheck-fused "$sanitizer" --tool synccheck --error-exitcode 9 \
+  "$ssd_run" --case "$art/golden/c03_seq_idx" --backend gpu \
+  --artifact "$art/golden-art/fused/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
 
 mkdir -p "$res/bench"
 runs=()
-for strategy in unfused fused; do
+for variant in unfused fused fused-chunk fused-f16state; do
   for q in 128 256; do
-    for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-$strategy-q$q-bf16:$bl"); done
+    for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-$variant-q$q-bf16:$bl"); done
   done
 done
 run_step bench "$build/bin/ssd-bench" "${runs[@]}" --warmup 10 --iters 30 \

@@ -35,7 +35,8 @@ const char *kUsage =
     R"(usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                     [--chunk-size Q] [--dtype bf16|f16|f32] [--state-dtype f32|f16]
                     [--features LIST] [--dt-limit LO,HI])
-                   [--target sm_90a|cpu] [--strategy fused|unfused] -o DIR
+                   [--target sm_90a|cpu] [--strategy fused|unfused]
+                   [--state-chain segment|chunk] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
 kernels.cubin and manifest.json. The input is a module with one function
@@ -52,6 +53,9 @@ stay dynamic).
   --dt-limit LO,HI    the dt clamp (implies dt_limit; HI may be inf)
   --target T          sm_90a (default) or cpu
   --strategy S        fused (default: one persistent kernel) or unfused
+  --state-chain C     fused only: segment (default: segments of chunks with
+                      the state carried on chip) or chunk (one chain step per
+                      chunk, the state through global memory)
   -o DIR              the artifact directory (created if missing)
 
 Exit status: 0 success, 2 bad flags or input, 3 compilation failure.
@@ -153,6 +157,11 @@ std::optional<std::string> parseArgs(int argc, char **argv, Options &o) {
       o.compile.target = value;
     } else if (flag == "--strategy") {
       o.compile.strategy = value;
+    } else if (flag == "--state-chain") {
+      if (v != "segment" && v != "chunk")
+        return "--state-chain: unknown chain '" + value +
+               "' (expected segment or chunk)";
+      o.compile.stateChain = value;
     } else {
       return "unknown argument '" + arg.str() + "'";
     }

@@ -24,6 +24,9 @@ inline constexpr const char *kCompilerVersion = "0.1.0";
 struct CompileOptions {
   std::string target = "sm_90a"; ///< sm_90a or cpu
   std::string strategy = "fused";
+  /// The fused kernel's state-chain (segment or chunk); empty: the
+  /// pipeline's default.
+  std::string stateChain;
   /// The input already holds `gpu.binary @ssd_kernels` and `ssd.launch`:
   /// skip the pipeline and only write the artifact (tests).
   bool fromLowered = false;

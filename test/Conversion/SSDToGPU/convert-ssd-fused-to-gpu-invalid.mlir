@@ -1,4 +1,7 @@
 // RUN: ssd-opt %s -split-input-file -verify-diagnostics --convert-ssd-fused-to-gpu
+// RUN: not ssd-opt %s -split-input-file --convert-ssd-fused-to-gpu="state-chain=tree" 2>&1 | FileCheck %s --check-prefix=CHAIN
+
+// CHAIN: error: convert-ssd-fused-to-gpu: state-chain must be 'segment' or 'chunk', got 'tree'
 
 // The combined op has not been decomposed and fused.
 func.func @combined(%x: tensor<1x?x2x16xf32>, %dt: tensor<1x?x2xf32>, %A: tensor<2xf32>, %B: tensor<1x?x1x16xf32>, %C: tensor<1x?x1x16xf32>) -> (tensor<1x?x2x16xf32>, tensor<1x2x16x16xf32>) {

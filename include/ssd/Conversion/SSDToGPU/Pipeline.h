@@ -2,6 +2,8 @@
 #ifndef SSD_CONVERSION_SSDTOGPU_PIPELINE_H
 #define SSD_CONVERSION_SSDTOGPU_PIPELINE_H
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
 #include <string>
 
@@ -43,10 +45,12 @@ void buildGPUKernelsToBinary(mlir::OpPassManager &pm,
 
 /// Appends ssd-decompose, ssd-fuse, convert-ssd-fused-to-gpu (one
 /// persistent kernel) and the shared NVVM/binary tail. `pBlock` is the
-/// headdim rows of a work item (0: the lowering's choice).
+/// headdim rows of a work item (0: the lowering's choice); `stateChain` is
+/// convert-ssd-fused-to-gpu's state-chain (segment or chunk).
 void buildGPUFusedPipeline(mlir::OpPassManager &pm,
                            const GPUPipelineOptions &options,
-                           int64_t pBlock = 0);
+                           int64_t pBlock = 0,
+                           llvm::StringRef stateChain = "segment");
 
 /// Registers `ssd-gpu-fused-pipeline` with the pass registry.
 void registerGPUFusedPipeline();

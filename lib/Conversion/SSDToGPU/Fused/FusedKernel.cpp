@@ -34,7 +34,7 @@ TicketRanges ticketRanges(FusedBuild &f) {
   t.initEnd = stateItems;
   t.cumsumEnd = e.add(t.initEnd, chunks);
   t.bmmEnd = e.add(t.cumsumEnd, e.mul(chunks, e.idx(p.groups)));
-  t.chainEnd = e.add(t.bmmEnd, e.mul(chunks, perRow));
+  t.chainEnd = e.add(t.bmmEnd, e.mul(e.mul(f.batch, f.chainSteps), perRow));
   t.total = e.add(t.chainEnd, stateItems);
   return t;
 }
@@ -48,7 +48,8 @@ void dispatch(FusedBuild &f, const TicketRanges &r, Value t) {
   } kinds[] = {{e.idx(0), r.initEnd, emitInitItem},
                {r.initEnd, r.cumsumEnd, emitCumsumItem},
                {r.cumsumEnd, r.bmmEnd, emitBmmItem},
-               {r.bmmEnd, r.chainEnd, emitChainItem},
+               {r.bmmEnd, r.chainEnd,
+                f.plan.segmented ? emitSegmentItem : emitChainItem},
                {r.chainEnd, r.total, emitFinalItem}};
   // The kinds never run at once in a block (a ticket hand-off, with its
   // barriers, lies between two items), so they share the arena's bytes.
@@ -89,6 +90,21 @@ void persistentLoop(FusedBuild &f) {
   b.setInsertionPointAfter(loop);
 }
 
+/// Chunks per segment, at run time: enough segment items for about four
+/// per block of the grid (so that the last wave is short), at most
+/// maxSegmentChunks; the chain then has ceil(nc / S) steps.
+void chooseSegments(FusedBuild &f) {
+  Emitter &e = f.e;
+  constexpr int64_t kItemsPerBlock = 4;
+  Value grid = gpu::GridDimOp::create(e.b, gpu::Dimension::x);
+  Value chunkItems = e.mul(e.mul(f.batch, f.numChunks),
+                           f.p.heads * f.plan.pBlocks);
+  Value s = e.div(chunkItems, e.mul(grid, kItemsPerBlock));
+  s = e.max(e.min(s, e.idx(maxSegmentChunks(f.p))), e.idx(1));
+  f.segmentChunks = s;
+  f.chainSteps = e.div(e.add(f.numChunks, e.sub(s, e.idx(1))), s);
+}
+
 } // namespace
 
 KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
@@ -122,6 +138,12 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                e.dim(k.arg("dA_cumsum"), 2),
                p.isVarlen() ? e.sub(e.dim(k.arg("cu_seqlens"), 0), e.idx(1))
                             : e.idx(1)};
+  if (plan.segmented)
+    chooseSegments(f);
+  else
+    f.chainSteps = f.numChunks;
+  k.func->setAttr("ssd.state_chain",
+                  b.getStringAttr(plan.segmented ? "segment" : "chunk"));
   persistentLoop(f);
   info.sharedMemory = k.sharedBytes();
   return info;

@@ -10,12 +10,18 @@
 //                          cumsum_ready[b,c] <- 1
 //   3. bmm     (b, c, g):  CB of chunk c, group g (lower triangle);
 //                          cb_ready[b,c,g] <- 1
-//   4. chain   (b, c, h, pb): chunk_state of chunk c (x, B, dt, dA) ->
+//   4. chain, one of two ways (FusedPlan::segmented):
+//      segment (b, k, h, pb): chunks [kS, (k+1)S) with the state carried
+//                          on chip; one chain step per segment (waits
+//                          turn[b,h,pb] >= k + 1, slot(k+1) = decay *
+//                          slot(k) + the segment's state, turn <- k + 2);
+//                          SegmentItem.cpp
+//      chunk   (b, c, h, pb): chunk_state of chunk c (x, B, dt, dA) ->
 //                          state passing (waits turn[b,h,pb] >= c + 1,
 //                          slot(c+1) = decay * slot(c) + chunk state,
 //                          turn <- c + 2) -> chunk_scan of chunk c from
-//                          slot(c)
-//   5. final   (b, h, pb): waits turn >= nc + 1, copies the last slot of
+//                          slot(c); ChainItem.cpp
+//   5. final   (b, h, pb): waits turn >= steps + 1, copies the last slot of
 //                          every sequence to final_states
 //
 // An item only ever waits for items with smaller tickets, which are running
@@ -23,7 +29,7 @@
 // cannot deadlock, whatever the grid size and the order blocks start in.
 //
 // State slots (workspace `passed_states`, state precision): slot(c) holds
-// the state at the start of chunk c. Without cu_seqlens a batch row has
+// the state at the start of chunk c (segments: slot(k), of segment k). Without cu_seqlens a batch row has
 // slots 0..nc; with cu_seqlens (b = 1) sequence i owns chunks
 // [base_i, base_i + count_i) and slots [base_i + i, base_i + i + count_i],
 // so every chain step writes slot(c) + 1 and no step special-cases a
@@ -54,7 +60,16 @@ struct FusedPlan {
   int64_t pBlocks = 0; // headdim / pBlock
   /// Workspaces the runtime must zero before every launch.
   llvm::SmallVector<std::string> zeroInit;
+  /// The state chain walks segments of chunks with the state on chip
+  /// (SegmentItem.cpp) instead of one chunk per item (ChainItem.cpp).
+  bool segmented = false;
 };
+
+/// Tokens a segment holds at most (its chunk-state weights are staged in
+/// shared memory, 4 bytes a token).
+constexpr int64_t kMaxSegmentTokens = 2048;
+/// Chunks a segment holds at most.
+int64_t maxSegmentChunks(const SSDProblem &p);
 
 /// Reads the plan off the module's single function holding one ssd.fused,
 /// or reports why the module is not supported.
@@ -72,6 +87,9 @@ struct FusedBuild {
   Value seqLen;    // L
   Value numChunks; // nc
   Value numSeqs;   // sequences per batch row: 1, or s with cu_seqlens
+  /// Steps of a (row, head, pb) state chain: nc, or the number of segments.
+  Value chainSteps;
+  Value segmentChunks; // chunks per segment (segmented plans)
 
   Value arg(llvm::StringRef name) const { return k.arg(name); }
   bool has(llvm::StringRef name) const { return k.has(name); }
@@ -106,6 +124,7 @@ void emitInitItem(FusedBuild &f, Value index);
 void emitCumsumItem(FusedBuild &f, Value index);
 void emitBmmItem(FusedBuild &f, Value index);
 void emitChainItem(FusedBuild &f, Value index);
+void emitSegmentItem(FusedBuild &f, Value index);
 void emitFinalItem(FusedBuild &f, Value index);
 
 /// Builds `ssd_fused` into `module` and returns its manifest entry.

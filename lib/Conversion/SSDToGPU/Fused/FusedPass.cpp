@@ -30,10 +30,18 @@ struct ConvertSSDFusedToGPUPass
                          << pBlock;
       return signalPassFailure();
     }
+    if (stateChain != "segment" && stateChain != "chunk") {
+      module.emitError() << "convert-ssd-fused-to-gpu: state-chain must be "
+                            "'segment' or 'chunk', got '"
+                         << stateChain << "'";
+      return signalPassFailure();
+    }
     FailureOr<fused::FusedPlan> plan = fused::analyzeFused(module, pBlock);
     if (failed(plan))
       return signalPassFailure();
     plan->p.useMma = tensorCores;
+    // Segments never straddle sequences only when there is one per row.
+    plan->segmented = stateChain == "segment" && !plan->p.isVarlen();
 
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(plan->p.func.getLoc(), ctx);

@@ -23,13 +23,18 @@ struct FusedPipelineCLOptions
       llvm::cl::desc("Headdim rows per work item, a power of two dividing "
                      "headdim (0: the lowering's choice)"),
       llvm::cl::init(0)};
+  Option<std::string> stateChain{
+      *this, "state-chain",
+      llvm::cl::desc("segment (the state carried on chip through segments "
+                     "of chunks) or chunk (one chain step per chunk)"),
+      llvm::cl::init("segment")};
 };
 
 } // namespace
 
 void ssd::buildGPUFusedPipeline(OpPassManager &pm,
                                 const GPUPipelineOptions &options,
-                                int64_t pBlock) {
+                                int64_t pBlock, llvm::StringRef stateChain) {
   pm.addPass(createSSDDecompose(SSDDecomposeOptions{options.chunkSize}));
   SSDFuseOptions fuse;
   fuse.pBlock = pBlock;
@@ -38,6 +43,7 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.chip = options.chip;
   convert.features = options.features;
   convert.tensorCores = options.tensorCores;
+  convert.stateChain = stateChain.str();
   pm.addPass(createConvertSSDFusedToGPU(convert));
   buildGPUKernelsToBinary(pm, options);
 }
@@ -48,6 +54,7 @@ void ssd::registerGPUFusedPipeline() {
       "Compile a function with ssd.combined (or the step ops) to a gpu.binary "
       "of ONE persistent kernel (ssd.fused) and the ssd.launch description",
       [](OpPassManager &pm, const FusedPipelineCLOptions &cl) {
-        ssd::buildGPUFusedPipeline(pm, cl.toOptions(), cl.pBlock);
+        ssd::buildGPUFusedPipeline(pm, cl.toOptions(), cl.pBlock,
+                                   cl.stateChain);
       });
 }

@@ -75,7 +75,7 @@ void forEachSequence(FusedBuild &f, Value row,
                      function_ref<void(Value, Value, Value)> body) {
   Emitter &e = f.e;
   if (!f.p.isVarlen()) {
-    body(row, e.idx(0), f.numChunks);
+    body(row, e.idx(0), f.chainSteps);
     return;
   }
   Value zero = e.idx(0);
@@ -141,8 +141,8 @@ void emitInitItem(FusedBuild &f, Value index) {
 void emitFinalItem(FusedBuild &f, Value index) {
   Emitter &e = f.e;
   StateItem it = decodeStateItem(f, index);
-  // Every chain step of the row is done: turn = nc + 1.
-  blockAcquire(e, f.arg("state_turn"), index, e.add(f.numChunks, 1));
+  // Every chain step of the row is done: turn = steps + 1.
+  blockAcquire(e, f.arg("state_turn"), index, e.add(f.chainSteps, 1));
   Value slots = f.arg("passed_states");
   forEachSequence(f, it.row, [&](Value seq, Value, Value last) {
     forEachStateElement(f, it.p0, [&](Value pp, Value nn) {

@@ -1,0 +1,332 @@
+//===- ChainParts.cpp - the steps the state-chain items are built from ----===//
+//
+// On tensor cores the products take TileMatmul's vector path (16-byte
+// fills one K slice ahead into two shared stages, 16-byte stores through
+// shared memory), as the unfused chunk_state and chunk_scan do; the chunk
+// state is then one pBlock x dstate tile, whole in registers before it is
+// folded, so that a fold under a turn wait runs only the fold.
+//
+//===----------------------------------------------------------------------===//
+#include "ChainParts.h"
+#include "../ScanTile.h"
+#include "Sync.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+namespace fused {
+
+namespace {
+
+/// Tile depth of a product: the unfused choice on the tensor cores, 16 for
+/// the f32 path so that the three products' shared slices fit together.
+int64_t depthFor(const SSDProblem &p, int64_t k) {
+  return mmaElementType(p) ? tileDepth(k) : 16;
+}
+
+/// K slice depth of the chunk-state product: 64 on the tensor cores when
+/// the chunk allows (two slices at chunk 128; measured 2-4% faster on the
+/// H200 than 32, see bench/NOTES-fused-gpu.md).
+int64_t stateDepth(const SSDProblem &p) {
+  return p.chunk >= 64 ? 64 : tileDepth(p.chunk);
+}
+
+/// K slice depth of the chunk-scan products.
+int64_t scanDepth(const SSDProblem &p) {
+  return depthFor(p, std::min(p.state, p.chunk));
+}
+
+/// Output rows of one chunk-scan tile (64-row tiles measured no slower than
+/// whole-chunk ones, and they skip the upper triangle of CB).
+int64_t scanRows(const SSDProblem &p) { return tileEdge(p.chunk); }
+
+} // namespace
+
+TileMatmul stateProduct(FusedBuild &f) {
+  return TileMatmul(f.e, f.k, f.plan.pBlock, f.p.state, stateDepth(f.p),
+                    mmaElementType(f.p));
+}
+
+TileMatmul scanProduct(FusedBuild &f) {
+  return TileMatmul(f.e, f.k, scanRows(f.p), roundUp(f.plan.pBlock, 16),
+                    scanDepth(f.p), mmaElementType(f.p));
+}
+
+bool stateVectors(FusedBuild &f) {
+  const SSDProblem &p = f.p;
+  int64_t pBlock = f.plan.pBlock;
+  return pBlock % 16 == 0 && p.state % 16 == 0 && p.state <= 128 &&
+         p.chunk % kVectorWidth == 0 && stateProduct(f).usesMma();
+}
+
+bool scanVectors(FusedBuild &f) {
+  const SSDProblem &p = f.p;
+  int64_t pBlock = f.plan.pBlock;
+  return pBlock % 16 == 0 && p.state % kVectorWidth == 0 &&
+         p.chunk % kVectorWidth == 0 && scanProduct(f).usesMma();
+}
+
+bool residentState(FusedBuild &f) {
+  return stateVectors(f) && scanVectors(f) && f.p.state % scanDepth(f.p) == 0;
+}
+
+int64_t productBufferBytes(FusedBuild &f) {
+  int64_t bytes = 0;
+  if (stateVectors(f))
+    bytes = stateProduct(f).vectorBytes();
+  if (scanVectors(f))
+    bytes = std::max(bytes, scanProduct(f).vectorBytes());
+  return bytes;
+}
+
+void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
+                   bool cumsum, Value cbGroup) {
+  Emitter &e = f.e;
+  e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+    e.forLoop(cBegin, cEnd, e.idx(1), [&](Value c) {
+      Value chunkIndex = e.add(e.mul(row, f.numChunks), c);
+      if (cumsum)
+        spinUntilAtLeast(
+            e, counterPointer(e, f.arg("cumsum_ready"), chunkIndex), e.idx(1));
+      if (cbGroup)
+        spinUntilAtLeast(
+            e,
+            counterPointer(e, f.arg("cb_ready"),
+                           e.add(e.mul(chunkIndex, f.p.groups), cbGroup)),
+            e.idx(1));
+    });
+  });
+  e.barrier();
+  fenceDevice(e);
+}
+
+void stageChunk(FusedBuild &f, ChainItem &it) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  Type f32 = e.b.getF32Type();
+  if (!it.sDA) {
+    it.sDA = f.k.sharedBuffer({p.chunk}, f32);
+    it.sDt = f.k.sharedBuffer({p.chunk}, f32);
+    it.sW = f.k.sharedBuffer({p.chunk}, f32);
+  }
+  Value dA = f.arg("dA_cumsum"), dt = f.arg("dt_out");
+  e.forLoop(e.threadId(), e.idx(p.chunk), e.idx(kThreads), [&](Value l) {
+    e.store(e.loadF32(dA, {it.row, it.head, it.c, l}), it.sDA, {l});
+    e.store(e.loadF32(dt, {it.row, it.head, it.c, l}), it.sDt, {l});
+  });
+  e.barrier();
+  // w_l = exp(min(dA[Q-1] - dA[l], 0)) dt_l, zero past the chunk and (with
+  // seq_idx) for tokens of a sequence other than the chunk's last one.
+  Value last = e.load(it.sDA, {e.idx(p.chunk - 1)});
+  Value lastId;
+  if (f.has("seq_idx"))
+    lastId =
+        e.load(f.arg("seq_idx"), {it.row, lastTokenOf(e, p, it.c, f.seqLen)});
+  const ChunkRange &r = it.place.range;
+  e.forLoop(e.threadId(), e.idx(p.chunk), e.idx(kThreads), [&](Value l) {
+    Value w =
+        e.mulf(e.decay(e.subf(last, e.load(it.sDA, {l}))), e.load(it.sDt, {l}));
+    Value keep = e.lt(l, r.len);
+    if (lastId)
+      keep = e.andi(
+          keep,
+          e.eq(e.load(f.arg("seq_idx"), {it.row, tokenAt(e, r, l)}), lastId));
+    e.store(e.select(keep, w, e.f32(0.0)), it.sW, {l});
+  });
+  e.barrier();
+}
+
+Value carryAcross(FusedBuild &f, Value row, Value c, Value lastDA) {
+  Emitter &e = f.e;
+  Value carry = e.decay(lastDA);
+  if (!f.has("seq_idx"))
+    return carry;
+  Value si = f.arg("seq_idx");
+  Value reset = e.ne(e.load(si, {row, lastTokenOf(e, f.p, c, f.seqLen)}),
+                     e.load(si, {row, tokenBefore(e, f.p, c)}));
+  return e.select(reset, e.f32(0.0), carry);
+}
+
+Value stateCarry(FusedBuild &f, const ChainItem &it) {
+  return carryAcross(f, it.row, it.c,
+                     f.e.load(it.sDA, {f.e.idx(f.p.chunk - 1)}));
+}
+
+namespace {
+
+/// The vector path: one pBlock x dstate tile, x rows and B rows as whole
+/// 16-byte vectors.
+void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
+                             function_ref<void()> before,
+                             function_ref<void(Value, Value, Value)> fold) {
+  Emitter &e = f.e;
+  TileMatmul mm = stateProduct(f);
+  mm.shareVectorBuffer(shared);
+  const ChunkRange &r = it.place.range;
+  Value x = f.arg("x"), bMat = f.arg("B");
+
+  // A(l, pp) = x[l, p0 + pp] w_l,  B(l, nn) = B[l, nn]; token-major both.
+  TileOperand xw{[&](Value l, Value rr) {
+                   Value v = e.loadF32(x, {it.row, tokenAt(e, r, l), it.head,
+                                           e.add(it.p0, rr)});
+                   return e.mulf(v, e.load(it.sW, {l}));
+                 },
+                 /*kContiguous=*/false};
+  xw.loadVector = [&](Value l, Value rr) {
+    return e.loadVector(
+        x, {it.row, tokenAt(e, r, l), it.head, e.add(it.p0, rr)}, kVectorWidth);
+  };
+  xw.convertVector = [&](Value raw, Value l, Value) {
+    return e.mulf(e.toF32Vector(raw),
+                  e.splat(e.load(it.sW, {l}), kVectorWidth));
+  };
+  TileOperand bl{
+      [&](Value l, Value nn) {
+        return e.loadF32(bMat, {it.row, tokenAt(e, r, l), it.group, nn});
+      },
+      /*kContiguous=*/false};
+  bl.loadVector = [&](Value l, Value nn) {
+    return e.loadVector(bMat, {it.row, tokenAt(e, r, l), it.group, nn},
+                        kVectorWidth);
+  };
+  SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
+  before();
+  mm.epilogueVector(acc, fold);
+}
+
+/// The scalar-fill path: dstate in tiles of up to 64 columns.
+void chunkStateProductScalar(FusedBuild &f, const ChainItem &it,
+                             function_ref<void()> before,
+                             function_ref<void(Value, Value, Value)> fold) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  int64_t pBlock = f.plan.pBlock;
+  int64_t tileP = roundUp(pBlock, 16), tileN = tileEdge(p.state);
+  int64_t tilesN = (p.state + tileN - 1) / tileN;
+  TileMatmul mm(e, f.k, tileP, tileN, depthFor(p, p.chunk), mmaElementType(p));
+  const ChunkRange &r = it.place.range;
+  Value x = f.arg("x"), bMat = f.arg("B");
+
+  // A(l, pp) = x[l, p0 + pp] w_l,  B(l, nn) = B[l, n0 + nn].
+  TileOperand xw{
+      [&](Value l, Value rr) {
+        Value in = e.lt(rr, e.idx(pBlock));
+        Value col = e.add(it.p0, e.min(rr, e.idx(pBlock - 1)));
+        Value v = e.loadF32(x, {it.row, tokenAt(e, r, l), it.head, col});
+        return e.select(in, e.mulf(v, e.load(it.sW, {l})), e.f32(0.0));
+      },
+      /*kContiguous=*/false};
+  for (int64_t nt = 0; nt < tilesN; ++nt) {
+    int64_t n0 = nt * tileN;
+    TileOperand bl{[&](Value l, Value cc) {
+                     Value nn = e.add(e.idx(n0), cc);
+                     Value in = e.lt(nn, e.idx(p.state));
+                     Value v =
+                         e.loadF32(bMat, {it.row, tokenAt(e, r, l), it.group,
+                                          e.min(nn, e.idx(p.state - 1))});
+                     return e.select(in, v, e.f32(0.0));
+                   },
+                   /*kContiguous=*/false};
+    SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
+    if (nt == 0)
+      before();
+    mm.epilogue(acc, [&](Value rr, Value cc, Value v) {
+      Value nn = e.add(e.idx(n0), cc);
+      e.ifThen(e.andi(e.lt(rr, e.idx(pBlock)), e.lt(nn, e.idx(p.state))),
+               [&] { fold(rr, nn, v); });
+    });
+  }
+}
+
+} // namespace
+
+void chunkStateProduct(FusedBuild &f, const ChainItem &it, Value shared,
+                       function_ref<void()> before,
+                       function_ref<void(Value, Value, Value)> fold) {
+  if (stateVectors(f))
+    chunkStateProductVector(f, it, shared, before, fold);
+  else
+    chunkStateProductScalar(f, it, before, fold);
+}
+
+void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  int64_t pBlock = f.plan.pBlock;
+  int64_t rows = scanRows(p), cols = roundUp(pBlock, 16);
+  TileMatmul mm = scanProduct(f);
+  bool vectors = scanVectors(f) && cols == pBlock;
+  if (vectors)
+    mm.shareVectorBuffer(shared);
+  Value sScale = f.k.sharedBuffer({rows}, e.b.getF32Type());
+  const ChunkRange &r = it.place.range;
+  ScanTile tile;
+  tile.batch = it.row;
+  tile.head = it.head;
+  tile.group = it.group;
+  tile.c = it.c;
+  tile.p0 = it.p0;
+  tile.cols = pBlock;
+  tile.r = r;
+  tile.sDA = it.sDA;
+  tile.sDt = it.sDt;
+  tile.sScale = sScale;
+  if (it.sRun) {
+    tile.states = it.sRun;
+    tile.stateAt = [&](Value pp, Value n) -> SmallVector<Value> {
+      return {e.sub(pp, it.p0), n};
+    };
+  } else {
+    tile.states = f.arg("passed_states");
+    tile.stateAt = [&](Value pp, Value n) -> SmallVector<Value> {
+      return {it.row, it.place.slot, it.head, pp, n};
+    };
+  }
+  Value startId;
+  if (f.has("seq_idx"))
+    startId = e.load(f.arg("seq_idx"), {it.row, tokenBefore(e, p, it.c)});
+
+  e.forLoop(e.idx(0), r.len, e.idx(rows), [&](Value i0) {
+    // exp(min(dA_i, 0)) per row, zero past the chunk and (seq_idx) for
+    // tokens of a sequence other than the one running at the chunk start.
+    e.forLoop(e.threadId(), e.idx(rows), e.idx(kThreads), [&](Value rr) {
+      Value i = e.add(i0, rr);
+      Value iq = e.min(i, e.idx(p.chunk - 1));
+      Value keep = e.lt(i, r.len);
+      if (startId)
+        keep = e.andi(keep,
+                      e.eq(e.load(f.arg("seq_idx"), {it.row, tokenAt(e, r, i)}),
+                           startId));
+      e.store(e.select(keep, e.decay(e.load(it.sDA, {iq})), e.f32(0.0)), sScale,
+              {rr});
+    });
+    e.barrier();
+
+    tile.i0 = i0;
+    ScanOperands o = scanOperands(e, p, f.k, tile, vectors);
+    // The state already in shared memory in the tensor-core type: read in
+    // place, never staged.
+    if (vectors && it.sState)
+      o.state.resident = it.sState;
+    SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state),
+                                           o.cScaled, o.state);
+    Value jEnd = e.min(e.add(i0, e.idx(rows)), r.len);
+    acc = mm.accumulate(acc, e.idx(0), jEnd, o.weights, o.xj);
+    if (vectors) {
+      mm.epilogueVector(acc, [&](Value rr, Value col, Value v) {
+        storeScanOutputVector(e, p, f.k, tile, rr, col, v);
+      });
+      return;
+    }
+    mm.epilogue(acc, [&](Value rr, Value col, Value v) {
+      storeScanOutput(e, p, f.k, tile, rr, col, v);
+    });
+  });
+}
+
+} // namespace fused
+} // namespace gpu_lowering
+} // namespace ssd

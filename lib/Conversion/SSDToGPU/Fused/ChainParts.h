@@ -1,0 +1,87 @@
+//===- ChainParts.h - the steps the state-chain items are built from -*- C++ -*-===//
+//
+// Both ways of walking a head's state chain, one chunk per item
+// (ChainItem.cpp) and a segment of chunks per item with the state carried on
+// chip (SegmentItem.cpp), run the same steps on a chunk: wait for its cumsum
+// and CB, stage dA_cumsum / dt / the chunk-state weights in shared memory,
+// the chunk-state product S = sum_l (x_l w_l) B_l^T, and the chunk scan.
+// They differ in where the state at the chunk start lives and in how the
+// chunk states are folded into it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SSD_LIB_CONVERSION_SSDTOGPU_FUSED_CHAINPARTS_H
+#define SSD_LIB_CONVERSION_SSDTOGPU_FUSED_CHAINPARTS_H
+
+#include "../TileMatmul.h"
+#include "FusedKernel.h"
+
+namespace ssd {
+namespace gpu_lowering {
+namespace fused {
+
+/// What a chain step works on: rows [p0, p0 + pBlock) of head `head`'s
+/// state and output, on chunk `c` of batch row `row`.
+struct ChainItem {
+  Value row, c, head, group, pb, p0;
+  /// The tokens the chunk-state product runs over (a chunk, or with
+  /// segments the whole segment) and the chunk's state slot.
+  ChunkPlace place;
+  Value sDA, sDt, sW; // shared, chunk-length: dA_cumsum, dt, state weights
+  /// Shared, optional: the state at the chunk start in the tensor-core type,
+  /// [1][pBlock][dstate + kResidentPad], the chunk scan's resident B operand.
+  Value sState;
+  /// Shared, optional: the state at the chunk start in f32, [pBlock][dstate]
+  /// (segments); the chunk scan reads it where it does not use sState.
+  /// Without it the scan reads slot(c) of `passed_states`.
+  Value sRun;
+};
+
+/// The chunk-state product: one pBlock x dstate tile.
+TileMatmul stateProduct(FusedBuild &f);
+/// The chunk-scan product: scanRows output rows by the item's columns.
+TileMatmul scanProduct(FusedBuild &f);
+/// Whether the chunk-state / chunk-scan products take the vector path.
+bool stateVectors(FusedBuild &f);
+bool scanVectors(FusedBuild &f);
+/// Whether the fold can leave the state in shared memory as the scan's
+/// resident operand (both vector paths, dstate a multiple of the depth).
+bool residentState(FusedBuild &f);
+/// Bytes of the shared buffer both products' vector paths run in (0 when
+/// neither takes it).
+int64_t productBufferBytes(FusedBuild &f);
+
+/// Thread 0 waits for chunks [cBegin, cEnd) of `row`: for their cumsum
+/// (`cumsum`) and for their CB of group `cbGroup` (when given); then the
+/// block reads what those items published.
+void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
+                   bool cumsum, Value cbGroup);
+
+/// Shared dA_cumsum, dt and the chunk-state weights of chunk `it.c`
+/// (buffers allocated on first use, kept in `it`).
+void stageChunk(FusedBuild &f, ChainItem &it);
+
+/// The decay carried across chunk `c` of `row`: exp(min(lastDA, 0)) with
+/// lastDA its dA_cumsum at Q - 1, or zero where seq_idx changes inside the
+/// chunk.
+Value carryAcross(FusedBuild &f, Value row, Value c, Value lastDA);
+/// carryAcross for chunk `it.c` from the staged dA.
+Value stateCarry(FusedBuild &f, const ChainItem &it);
+
+/// S = sum over tokens [0, it.place.range.len) of (x_l it.sW[l]) B_l^T, the
+/// whole tile in registers; then `before()` once, then `fold(rr, nn, v)`
+/// for every element of the tile: v is a vector<8xf32> of columns
+/// nn..nn+7 on the vector path (`shared`, productBufferBytes() bytes), an
+/// f32 elsewhere (rr < pBlock, nn < dstate).
+void chunkStateProduct(FusedBuild &f, const ChainItem &it, Value shared,
+                       llvm::function_ref<void()> before,
+                       llvm::function_ref<void(Value rr, Value nn, Value v)> fold);
+
+/// The chunk scan of chunk `it.c` from the state at its start (it.sState,
+/// it.sRun or slot(c)); `shared` as for chunkStateProduct.
+void chunkScan(FusedBuild &f, const ChainItem &it, Value shared);
+
+} // namespace fused
+} // namespace gpu_lowering
+} // namespace ssd
+
+#endif // SSD_LIB_CONVERSION_SSDTOGPU_FUSED_CHAINPARTS_H
