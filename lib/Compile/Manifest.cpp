@@ -200,7 +200,7 @@ std::optional<std::string> ssd::writeManifest(ModuleOp module,
         os.attribute("strategy", options.strategy);
         if (options.strategy == "fused")
           os.attribute("state_chain", options.stateChain.empty()
-                                          ? "segment"
+                                          ? "chunk"
                                           : options.stateChain);
         os.attribute("target", options.target);
         if (spec.has("dt_limit"))

@@ -3,8 +3,8 @@
 # runs on the GPU machine (which has no MLIR), into one folder to carry there:
 #   OUT_DIR/golden/<case>/              the golden cases (../shared does not travel)
 #   OUT_DIR/golden-art/<variant>/<case>-q<Q>-<dtype>/   one artifact per
-#                                      variant (unfused, fused, fused-chunk: the fused
-#                                      kernel with one chain step per chunk,
+#                                      variant (unfused, fused, fused-segment: the fused
+#                                      kernel with its state chain by segments,
 #                                      fused-f16state: the fused kernel with fp16
 #                                      states), case, chunk size, dtype
 #   OUT_DIR/mamba2-<variant>-q<Q>-bf16/   the Mamba-2 2.7B layer (benchmark, long case),
@@ -26,7 +26,7 @@ compile=$build/bin/ssd-compile
 
 rm -rf "$out"
 mkdir -p "$out/golden" "$out/golden-art/unfused" "$out/golden-art/fused" \
-  "$out/golden-art/fused-chunk" "$out/golden-art/fused-f16state"
+  "$out/golden-art/fused-segment" "$out/golden-art/fused-f16state"
 status=0
 built=0
 
@@ -62,7 +62,7 @@ variant_flags() {
   case $1 in
     unfused) echo "--strategy unfused" ;;
     fused) echo "--strategy fused" ;;
-    fused-chunk) echo "--strategy fused --state-chain chunk" ;;
+    fused-segment) echo "--strategy fused --state-chain segment" ;;
     fused-f16state) echo "--strategy fused --state-dtype f16" ;;
   esac
 }
@@ -85,7 +85,7 @@ for case in "$golden"/*/; do
   [ -f "$case/case.json" ] || continue
   cp -r "$case" "$out/golden/$name"
   flags=$(case_flags "$case")
-  for variant in unfused fused fused-chunk fused-f16state; do
+  for variant in unfused fused fused-segment fused-f16state; do
     for q in 64 128 256; do
       for dtype in f32 bf16 f16; do
         # shellcheck disable=SC2086
@@ -97,7 +97,7 @@ for case in "$golden"/*/; do
 done
 
 # Mamba-2 2.7B: h=80 p=64 n=128 g=1, bf16 x/B/C, dt_softplus with dt_bias, D per head.
-for variant in unfused fused fused-chunk fused-f16state; do
+for variant in unfused fused fused-segment fused-f16state; do
   for q in 128 256; do
     compile_one "$variant" "$out/mamba2-$variant-q$q-bf16" --nheads 80 --headdim 64 \
       --dstate 128 --ngroups 1 --features D,dt_bias,softplus --chunk-size "$q" --dtype bf16

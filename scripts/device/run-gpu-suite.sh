@@ -8,8 +8,8 @@
 #   2. test/Runtime/device/run-on-device.sh (the runtime smoke test);
 #   3. every golden case through ssd-run --backend gpu --artifact at chunk
 #      sizes 64, 128, 256 in f32, bf16 and f16 (same bounds as the CPU path),
-#      for the unfused and the fused strategy (state chain by segments, the
-#      default, and by chunks), and the fused one with fp16 states (held to
+#      for the unfused and the fused strategy (state chain by chunks, the
+#      default, and by segments), and the fused one with fp16 states (held to
 #      the bf16 bound), each with its largest error; then
 #      the fused kernel twice on one case, outputs compared bitwise;
 #   4. L = 512K, b=1 h=80 p=64 n=128 (Mamba-2 layer, bf16, chunk 128), both
@@ -60,13 +60,16 @@ run_step build cmake --build "$build" -j "$(nproc)"
 run_step runtime-unit-tests ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
 run_step runtime-smoke "$src/test/Runtime/device/run-on-device.sh" /tmp/ssd-rt-smoke
 
-ssd_run=$build/bin/ssd-run
+# A kernel that hangs (a hand-off that never comes) fails its step, not the
+# whole call: every GPU run has a time limit (exit 124 when it is hit).
+ssd_run_bin=$build/bin/ssd-run
+ssd_run() { timeout 120 "$ssd_run_bin" "$@"; }
 # max_err VARIANT: the largest max_rel_err the variant's golden runs printed.
 max_err() {
   grep "^$1 " -A2 "$log" | grep -o 'max_rel_err=[0-9.e+-]*' | cut -d= -f2 |
     sort -g | tail -n 1
 }
-for variant in unfused fused fused-chunk fused-f16state; do
+for variant in unfused fused fused-segment fused-f16state; do
   state_flags=()
   [ "$variant" = fused-f16state ] && state_flags=(--state-dtype f16)
   pass=0
@@ -77,7 +80,7 @@ for variant in unfused fused fused-chunk fused-f16state; do
     for q in 64 128 256; do
       for dtype in f32 bf16 f16; do
         a="$art/golden-art/$variant/$name-q$q-$dtype"
-        out=$("$ssd_run" --case "$case" --backend gpu --artifact "$a" \
+        out=$(ssd_run --case "$case" --backend gpu --artifact "$a" \
                 --chunk-size "$q" --dtype "$dtype" "${state_flags[@]}" 2>&1)
         rc=$?
         echo "$variant $out" >>"$log"
@@ -95,7 +98,7 @@ repeat_dir=$res/repeat
 rm -rf "$repeat_dir"
 mkdir -p "$repeat_dir/1" "$repeat_dir/2"
 for run in 1 2; do
-  "$ssd_run" --case "$art/golden/c05_mamba2_head" --backend gpu \
+  ssd_run --case "$art/golden/c05_mamba2_head" --backend gpu \
     --artifact "$art/golden-art/fused/c05_mamba2_head-q128-bf16" --chunk-size 128 \
     --dtype bf16 --out "$repeat_dir/$run" >>"$log" 2>&1
 done
@@ -110,7 +113,7 @@ rm -rf "$repeat_dir"
 # Long sequence: int32 index overflow and the state chain at 512K tokens.
 # '+' (as in abc1234+dirty) is not allowed in the result file names.
 commit=$(head -n 1 "$art/manifest.txt" | awk '{print $2}' | tr '+' '-')
-run_step long-512k "$build/bin/ssd-bench" --run "$art/mamba2-unfused-q128-bf16:1:524288" \
+run_step long-512k timeout 300 "$build/bin/ssd-bench" --run "$art/mamba2-unfused-q128-bf16:1:524288" \
   --run "$art/mamba2-fused-q128-bf16:1:524288" \
   --warmup 1 --iters 3 --check-heads 4 --check-tokens 0 --what long-512k \
   --commit "$commit" \
@@ -123,30 +126,30 @@ if [ -f "$res/long-512k.json" ]; then
 fi
 
 sanitizer=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
-run_step memcheck "$sanitizer" --tool memcheck --error-exitcode 9 \
-  "$ssd_run" --case "$art/golden/c02_all_features" --backend gpu \
+run_step memcheck timeout 300 "$sanitizer" --tool memcheck --error-exitcode 9 \
+  "$ssd_run_bin" --case "$art/golden/c02_all_features" --backend gpu \
   --artifact "$art/golden-art/unfused/c02_all_features-q64-f32" --chunk-size 64
-run_step memcheck-fused "$sanitizer" --tool memcheck --error-exitcode 9 \
-  "$ssd_run" --case "$art/golden/c04_varlen" --backend gpu \
+run_step memcheck-fused timeout 300 "$sanitizer" --tool memcheck --error-exitcode 9 \
+  "$ssd_run_bin" --case "$art/golden/c04_varlen" --backend gpu \
   --artifact "$art/golden-art/fused/c04_varlen-q64-bf16" --chunk-size 64 --dtype bf16
-run_step racecheck-fused "$sanitizer" --tool racecheck --error-exitcode 9 \
-  "$ssd_run" --case "$art/golden/c02_all_features" --backend gpu \
+run_step racecheck-fused timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
+  "$ssd_run_bin" --case "$art/golden/c02_all_features" --backend gpu \
   --artifact "$art/golden-art/fused/c02_all_features-q64-f32" --chunk-size 64
-run_step racecheck-fused-bf16 "$sanitizer" --tool racecheck --error-exitcode 9 \
-  "$ssd_run" --case "$art/golden/c03_seq_idx" --backend gpu \
+run_step racecheck-fused-bf16 timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
+  "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
   --artifact "$art/golden-art/fused/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
-run_step synccheck-fused "$sanitizer" --tool synccheck --error-exitcode 9 \
-  "$ssd_run" --case "$art/golden/c03_seq_idx" --backend gpu \
+run_step synccheck-fused timeout 300 "$sanitizer" --tool synccheck --error-exitcode 9 \
+  "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
   --artifact "$art/golden-art/fused/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
 
 mkdir -p "$res/bench"
 runs=()
-for variant in unfused fused fused-chunk fused-f16state; do
+for variant in unfused fused fused-segment fused-f16state; do
   for q in 128 256; do
     for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-$variant-q$q-bf16:$bl"); done
   done
 done
-run_step bench "$build/bin/ssd-bench" "${runs[@]}" --warmup 10 --iters 30 \
+run_step bench timeout 300 "$build/bin/ssd-bench" "${runs[@]}" --warmup 10 --iters 30 \
   --check-heads 2 --check-tokens 2048 --what fused-vs-unfused-mamba2 --commit "$commit" \
   --results-dir "$res/bench"
 cp "$res"/bench/*.json "$res/" 2>/dev/null

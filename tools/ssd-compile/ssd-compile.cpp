@@ -53,9 +53,9 @@ stay dynamic).
   --dt-limit LO,HI    the dt clamp (implies dt_limit; HI may be inf)
   --target T          sm_90a (default) or cpu
   --strategy S        fused (default: one persistent kernel) or unfused
-  --state-chain C     fused only: segment (default: segments of chunks with
-                      the state carried on chip) or chunk (one chain step per
-                      chunk, the state through global memory)
+  --state-chain C     fused only: chunk (default: one chain step per chunk,
+                      the state through global memory) or segment (segments
+                      of chunks with the state carried on chip)
   -o DIR              the artifact directory (created if missing)
 
 Exit status: 0 success, 2 bad flags or input, 3 compilation failure.

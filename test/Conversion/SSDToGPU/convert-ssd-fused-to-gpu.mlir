@@ -1,32 +1,30 @@
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="tensor-cores=false" | FileCheck %s --check-prefix=SIMT
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=chunk" | FileCheck %s --check-prefix=CHUNK
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=segment" | FileCheck %s --check-prefix=SEGMENT
 
 // Mamba-2 2.7B layer shape (h=80, p=64, n=128, g=1), bf16, dynamic L: ONE
 // persistent kernel on num_sms * 2 blocks, the counters in zero-initialised
 // workspaces, the passed states in nc + 1 slots per row. Shared memory is one
 // dynamic arena (the item kinds reuse its bytes), over the 48 KB static
-// limit: 113792 bytes is the segment item's (55 KB of product stages, the
-// 17 KB resident state operand and the 32 KB f32 running state), two blocks
-// per SM still fit in the H200's 228 KB; 74496 bytes the per-chunk chain
-// item's (state-chain=chunk). The segment size is chosen at run time from
-// the grid size.
+// limit: 74496 bytes is the per-chunk chain item's (55 KB of product stages
+// and the 17 KB resident state operand); with state-chain=segment 113792
+// bytes, the segment item's (the same and the 32 KB f32 running state), so
+// that two blocks per SM still fit in the H200's 228 KB. The segment size
+// is chosen at run time from the grid size.
 
 // CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // CHECK-SAME: constants = {chunk_size = 128 : i64, dstate = 128 : i64, dtype = "bf16", features = ["D", "dt_bias", "softplus"], headdim = 64 : i64, ngroups = 1 : i64, nheads = 80 : i64, p_block = 64 : i64, state_dtype = "f32"}
-// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 113792 : i64}]
+// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 74496 : i64}]
 // CHECK-SAME: tensors = [{dtype = "bf16", name = "x", shape = [1, "L", 80, 64]}
 // CHECK-SAME: {dtype = "f32", name = "final_states", output = true, shape = [1, 80, 64, 128]}]
 // CHECK-SAME: workspaces = [{dtype = "f32", name = "dt_out", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "dA_cumsum", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "CB", shape = [1, "nc", 1, 128, 128]}, {dtype = "f32", name = "passed_states", shape = [1, "nc + 1", 80, 64, 128]}, {dtype = "i32", name = "ticket", shape = [1], zero_init = true}, {dtype = "i32", name = "cumsum_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "cb_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}]
 // CHECK-NOT: func.func
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @ssd_fused(
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.state_chain = "segment"}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.state_chain = "chunk"}
 // CHECK-NEXT: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// CHECK: %[[LIVE:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x128xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[STATE:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
-// Chunks per segment from the grid size.
-// CHECK: gpu.grid_dim x
+// CHECK-NOT: gpu.grid_dim
 // The ticket: a relaxed add by thread 0, broadcast through shared memory.
 // CHECK: scf.while
 // CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic
@@ -37,23 +35,25 @@
 // Waits: an acquire spin.
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
 // CHECK: nvvm.mma.sync
+// The fold leaves slot(c) in shared memory, where the chunk scan reads it.
+// CHECK: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
+// CHECK: nvgpu.ldmatrix %[[STATE]]
+// CHECK-NOT: gpu.func
+// SEGMENT-LABEL: module attributes {gpu.container_module, ssd.launch = {
+// SEGMENT-SAME: shared_memory = 113792 : i64}]
+// SEGMENT: gpu.func @ssd_fused(
+// SEGMENT-SAME: ssd.state_chain = "segment"
+// SEGMENT-DAG: %[[STATE:.*]] = memref.view %{{.*}} to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
+// SEGMENT-DAG: %[[LIVE:.*]] = memref.view %{{.*}} to memref<64x128xf32, #gpu.address_space<workgroup>>
+// Chunks per segment from the grid size.
+// SEGMENT: gpu.grid_dim x
 // The segment's chain step leaves slot(k) on chip, in f32 as the running
 // state and in bf16 where the chunk scan reads it; each chunk's chunk state
 // is folded into the running state in shared memory.
-// CHECK: vector.store %{{.*}}, %[[LIVE]][{{.*}}] {{.*}} vector<8xf32>
-// CHECK: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
-// CHECK: nvgpu.ldmatrix %[[STATE]]
-// CHECK: vector.load %[[LIVE]]
-// CHECK-NOT: gpu.func
-// CHUNK-LABEL: module attributes {gpu.container_module, ssd.launch = {
-// CHUNK-SAME: shared_memory = 74496 : i64}]
-// CHUNK: gpu.func @ssd_fused(
-// CHUNK-SAME: ssd.state_chain = "chunk"
-// CHUNK-NOT: gpu.grid_dim
-// CHUNK: %[[STATE:.*]] = memref.view %{{.*}} to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
-// The fold leaves slot(c) in shared memory, where the chunk scan reads it.
-// CHUNK: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
-// CHUNK: nvgpu.ldmatrix %[[STATE]]
+// SEGMENT: vector.store %{{.*}}, %[[LIVE]][{{.*}}] {{.*}} vector<8xf32>
+// SEGMENT: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
+// SEGMENT: nvgpu.ldmatrix %[[STATE]]
+// SEGMENT: vector.load %[[LIVE]]
 func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {
   %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
   return %y, %fs : tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
@@ -68,6 +68,10 @@ func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tenso
 // ssd.fused:
 // a row of nc + s slots, s bound by initial_states, nc derived. Varlen takes
 // the per-chunk chain whatever state-chain asks for.
+// SEGMENT-LABEL: module attributes {gpu.container_module, ssd.launch = {
+// SEGMENT-SAME: features = ["initial_states", "varlen"]
+// SEGMENT: gpu.func @ssd_fused(
+// SEGMENT-SAME: ssd.state_chain = "chunk"
 
 // CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // CHECK-SAME: features = ["initial_states", "varlen"]

@@ -56,15 +56,17 @@ def ConvertSSDFusedToGPU
     global atomic ticket in a fixed order (initial states into their slots,
     chunk cumsums, CB per group, then the state chain, then the final
     states), so that every item waits only for earlier tickets and the
-    kernel cannot deadlock. The state chain is walked per (batch, segment,
-    head, p-block) with `state-chain=segment`: each item takes a segment of
-    consecutive chunks (its size chosen at run time from the grid and the
-    chunk count), computes the segment's own end state, takes ONE step of
-    the chain (slot k+1 = decay * slot k + that state), then scans its
-    chunks in order with the state carried in shared memory. With
-    `state-chain=chunk` (and for varlen layers) it is walked per (batch,
-    chunk, head, p-block): chunk_state -> state_passing -> chunk_scan, one
-    chain step per chunk. The gpu.func carries `ssd.state_chain`. Hand-offs are release stores and acquire spins
+    kernel cannot deadlock. With `state-chain=chunk` (the default) the
+    state chain is walked per (batch, chunk, head, p-block): chunk_state ->
+    state_passing -> chunk_scan, one chain step per chunk. With
+    `state-chain=segment` (not for varlen layers) it is walked per (batch,
+    segment, head, p-block): each item takes a segment of consecutive
+    chunks (its size chosen at run time from the grid and the chunk count),
+    computes the segment's own end state, takes ONE step of the chain
+    (slot k+1 = decay * slot k + that state), then scans its chunks in
+    order with the state carried in shared memory; the chain is nc / S
+    steps long, and the chunk states are computed twice. The gpu.func
+    carries `ssd.state_chain`. Hand-offs are release stores and acquire spins
     at device scope on counters in `zero_init` workspaces (`ticket`,
     `cumsum_ready`, `cb_ready`, `state_turn`); the passed states live in the
     `passed_states` workspace in the state precision, decays in f32.
@@ -84,11 +86,11 @@ def ConvertSSDFusedToGPU
            "Headdim rows per chain item when ssd.fused has no p_block "
            "(the largest power of two up to this that divides headdim)">,
     Option<"stateChain", "state-chain", "std::string",
-           /*default=*/"\"segment\"",
-           "How the state chain is walked: `segment` (segments of chunks "
-           "with the state carried on chip, one chain step per segment; "
-           "varlen layers take `chunk`) or `chunk` (one item and one chain "
-           "step per chunk, the state through `passed_states`)">,
+           /*default=*/"\"chunk\"",
+           "How the state chain is walked: `chunk` (one item and one chain "
+           "step per chunk, the state through `passed_states`) or `segment` "
+           "(segments of chunks with the state carried on chip, one chain "
+           "step per segment; varlen layers take `chunk`)">,
     Option<"keepFunc", "keep-func", "bool", /*default=*/"false",
            "Keep the source function (for inspection) instead of erasing it">,
   ];

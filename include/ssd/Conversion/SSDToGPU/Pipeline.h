@@ -50,7 +50,7 @@ void buildGPUKernelsToBinary(mlir::OpPassManager &pm,
 void buildGPUFusedPipeline(mlir::OpPassManager &pm,
                            const GPUPipelineOptions &options,
                            int64_t pBlock = 0,
-                           llvm::StringRef stateChain = "segment");
+                           llvm::StringRef stateChain = "chunk");
 
 /// Registers `ssd-gpu-fused-pipeline` with the pass registry.
 void registerGPUFusedPipeline();

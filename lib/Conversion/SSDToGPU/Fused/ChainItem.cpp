@@ -12,8 +12,9 @@
 // The serial part (3) is a load, an FMA and a store per element; the scan
 // (4) of this item overlaps the next chunk's chain step. The fold also
 // leaves slot(c), which it reads, in shared memory as the chunk scan's
-// state operand. Varlen layers take this chain (and `state-chain=chunk`);
-// the others walk segments of chunks (SegmentItem.cpp).
+// state operand. This is the default chain (`state-chain=chunk`) and the
+// one varlen layers take; `state-chain=segment` walks segments of chunks
+// instead (SegmentItem.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "ChainParts.h"

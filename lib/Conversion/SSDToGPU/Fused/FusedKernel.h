@@ -29,7 +29,8 @@
 // cannot deadlock, whatever the grid size and the order blocks start in.
 //
 // State slots (workspace `passed_states`, state precision): slot(c) holds
-// the state at the start of chunk c (segments: slot(k), of segment k). Without cu_seqlens a batch row has
+// the state at the start of chunk c (segments: slot(k), of segment k).
+// Without cu_seqlens a batch row has
 // slots 0..nc; with cu_seqlens (b = 1) sequence i owns chunks
 // [base_i, base_i + count_i) and slots [base_i + i, base_i + i + count_i],
 // so every chain step writes slot(c) + 1 and no step special-cases a

@@ -40,7 +40,7 @@ struct ConvertSSDFusedToGPUPass
     if (failed(plan))
       return signalPassFailure();
     plan->p.useMma = tensorCores;
-    // Segments never straddle sequences only when there is one per row.
+    // Segments would straddle sequences in a varlen row.
     plan->segmented = stateChain == "segment" && !plan->p.isVarlen();
 
     MLIRContext *ctx = &getContext();

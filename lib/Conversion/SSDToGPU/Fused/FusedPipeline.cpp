@@ -25,9 +25,9 @@ struct FusedPipelineCLOptions
       llvm::cl::init(0)};
   Option<std::string> stateChain{
       *this, "state-chain",
-      llvm::cl::desc("segment (the state carried on chip through segments "
-                     "of chunks) or chunk (one chain step per chunk)"),
-      llvm::cl::init("segment")};
+      llvm::cl::desc("chunk (one chain step per chunk) or segment (the state "
+                     "carried on chip through segments of chunks)"),
+      llvm::cl::init("chunk")};
 };
 
 } // namespace

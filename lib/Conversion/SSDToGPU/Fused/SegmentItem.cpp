@@ -20,7 +20,9 @@
 // So the chain has nc / S steps instead of nc, no per-chunk state leaves
 // the chip, and an item waits for the turn once. The price is the chunk
 // states of a segment computed twice (A and C), a product as long as
-// the chunk-state work itself.
+// the chunk-state work itself. Measured on the H200 (bench/NOTES-fused-gpu.md)
+// that price is larger than what the shorter chain saves while the products
+// dominate, so `state-chain=chunk` stays the default.
 //
 //===----------------------------------------------------------------------===//
 #include "ChainParts.h"
