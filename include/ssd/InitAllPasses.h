@@ -19,6 +19,7 @@ inline void registerAllPasses() {
   registerCPUPipeline();
   registerSSDToGPUPasses();
   registerGPUUnfusedPipeline();
+  registerGPUKernelsToBinaryPipeline();
   registerGPUFusedPipeline();
 }
 

@@ -61,6 +61,12 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
       return usage("--state-chain applies to the fused strategy only");
     pipelineOptions = "state-chain=" + options.stateChain;
   }
+  if (!options.mma.empty()) {
+    if (strategy != "fused")
+      return usage("--mma applies to the fused strategy only");
+    pipelineOptions += (pipelineOptions.empty() ? "" : " ") +
+                       std::string("mma=") + options.mma;
+  }
   if (failed(pipeline->addToPipeline(pm, pipelineOptions,
                                      [&](const llvm::Twine &msg) {
         optionError = msg.str();

@@ -198,10 +198,12 @@ std::optional<std::string> ssd::writeManifest(ModuleOp module,
       os.attribute("version", kCompilerVersion);
       os.attributeObject("options", [&] {
         os.attribute("strategy", options.strategy);
-        if (options.strategy == "fused")
+        if (options.strategy == "fused") {
           os.attribute("state_chain", options.stateChain.empty()
                                           ? "chunk"
                                           : options.stateChain);
+          os.attribute("mma", options.mma.empty() ? "mma.sync" : options.mma);
+        }
         os.attribute("target", options.target);
         if (spec.has("dt_limit"))
           os.attributeArray("dt_limit", [&] {

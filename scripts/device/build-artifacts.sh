@@ -26,7 +26,8 @@ compile=$build/bin/ssd-compile
 
 rm -rf "$out"
 mkdir -p "$out/golden" "$out/golden-art/unfused" "$out/golden-art/fused" \
-  "$out/golden-art/fused-segment" "$out/golden-art/fused-f16state"
+  "$out/golden-art/fused-segment" "$out/golden-art/fused-f16state" \
+  "$out/golden-art/fused-wgmma" "$out/tile-products"
 status=0
 built=0
 
@@ -64,6 +65,7 @@ variant_flags() {
     fused) echo "--strategy fused" ;;
     fused-segment) echo "--strategy fused --state-chain segment" ;;
     fused-f16state) echo "--strategy fused --state-dtype f16" ;;
+    fused-wgmma) echo "--strategy fused --mma wgmma" ;;
   esac
 }
 
@@ -85,7 +87,7 @@ for case in "$golden"/*/; do
   [ -f "$case/case.json" ] || continue
   cp -r "$case" "$out/golden/$name"
   flags=$(case_flags "$case")
-  for variant in unfused fused fused-segment fused-f16state; do
+  for variant in unfused fused fused-segment fused-f16state fused-wgmma; do
     for q in 64 128 256; do
       for dtype in f32 bf16 f16; do
         # shellcheck disable=SC2086
@@ -97,10 +99,37 @@ for case in "$golden"/*/; do
 done
 
 # Mamba-2 2.7B: h=80 p=64 n=128 g=1, bf16 x/B/C, dt_softplus with dt_bias, D per head.
-for variant in unfused fused fused-segment fused-f16state; do
+for variant in unfused fused fused-segment fused-f16state fused-wgmma; do
   for q in 128 256; do
     compile_one "$variant" "$out/mamba2-$variant-q$q-bf16" --nheads 80 --headdim 64 \
       --dstate 128 --ngroups 1 --features D,dt_bias,softplus --chunk-size "$q" --dtype bf16
+  done
+done
+
+# One tile product alone (ssd-test-tile-product), per tensor-core path, shape
+# and operand layout: cubins for scripts/device/run_tile_products.py.
+opt=$build/bin/ssd-opt
+ptxas=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
+: >"$out/tile-products/cases.txt"
+for mma in mma.sync wgmma; do
+  for shape in "64 64 128 64" "64 128 128 64" "64 64 256 32"; do
+    read -r m n k depth <<<"$shape"
+    for ak in true false; do
+      for bk in true false; do
+        name="tile-${mma/./}-m$m-n$n-k$k-d$depth-a$ak-b$bk"
+        if echo 'module {}' | "$opt" --ssd-test-tile-product="m=$m n=$n k=$k depth=$depth a-k-contiguous=$ak b-k-contiguous=$bk mma=$mma" \
+             --ssd-gpu-kernels-to-binary="format=isa" -o "$out/tile-products/$name.mlir" &&
+           python3 "$src/scripts/gpu-binary-ptx.py" "$out/tile-products/$name.mlir" "$out/tile-products/$name.ptx" &&
+           "$ptxas" -arch=sm_90a "$out/tile-products/$name.ptx" -o "$out/tile-products/$name.cubin"; then
+          echo "$name $m $n $k $ak $bk $mma" >>"$out/tile-products/cases.txt"
+          built=$((built + 1))
+        else
+          echo "FAIL: $name"
+          status=1
+        fi
+        rm -f "$out/tile-products/$name.mlir" "$out/tile-products/$name.ptx"
+      done
+    done
   done
 done
 

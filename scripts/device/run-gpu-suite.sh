@@ -69,7 +69,10 @@ max_err() {
   grep "^$1 " -A2 "$log" | grep -o 'max_rel_err=[0-9.e+-]*' | cut -d= -f2 |
     sort -g | tail -n 1
 }
-for variant in unfused fused fused-segment fused-f16state; do
+run_step tile-products python3 "$src/scripts/device/run_tile_products.py" "$art/tile-products" \
+  --json "$res/tile-products.json"
+
+for variant in unfused fused fused-segment fused-f16state fused-wgmma; do
   state_flags=()
   [ "$variant" = fused-f16state ] && state_flags=(--state-dtype f16)
   pass=0
@@ -135,6 +138,9 @@ run_step memcheck-fused timeout 300 "$sanitizer" --tool memcheck --error-exitcod
 run_step racecheck-fused timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
   "$ssd_run_bin" --case "$art/golden/c02_all_features" --backend gpu \
   --artifact "$art/golden-art/fused/c02_all_features-q64-f32" --chunk-size 64
+run_step racecheck-fused-wgmma timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
+  "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
+  --artifact "$art/golden-art/fused-wgmma/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
 run_step racecheck-fused-bf16 timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
   "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
   --artifact "$art/golden-art/fused/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
@@ -144,7 +150,7 @@ run_step synccheck-fused timeout 300 "$sanitizer" --tool synccheck --error-exitc
 
 mkdir -p "$res/bench"
 runs=()
-for variant in unfused fused fused-segment fused-f16state; do
+for variant in unfused fused fused-segment fused-f16state fused-wgmma; do
   for q in 128 256; do
     for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-$variant-q$q-bf16:$bl"); done
   done

@@ -36,7 +36,7 @@ const char *kUsage =
                     [--chunk-size Q] [--dtype bf16|f16|f32] [--state-dtype f32|f16]
                     [--features LIST] [--dt-limit LO,HI])
                    [--target sm_90a|cpu] [--strategy fused|unfused]
-                   [--state-chain segment|chunk] -o DIR
+                   [--state-chain segment|chunk] [--mma mma.sync|wgmma] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
 kernels.cubin and manifest.json. The input is a module with one function
@@ -56,6 +56,8 @@ stay dynamic).
   --state-chain C     fused only: chunk (default: one chain step per chunk,
                       the state through global memory) or segment (segments
                       of chunks with the state carried on chip)
+  --mma I             fused only: mma.sync (default) or wgmma (sm_90a: the
+                      chain item's products read shared memory in place)
   -o DIR              the artifact directory (created if missing)
 
 Exit status: 0 success, 2 bad flags or input, 3 compilation failure.
@@ -162,6 +164,11 @@ std::optional<std::string> parseArgs(int argc, char **argv, Options &o) {
         return "--state-chain: unknown chain '" + value +
                "' (expected segment or chunk)";
       o.compile.stateChain = value;
+    } else if (flag == "--mma") {
+      if (v != "mma.sync" && v != "wgmma")
+        return "--mma: unknown instruction '" + value +
+               "' (expected mma.sync or wgmma)";
+      o.compile.mma = value;
     } else {
       return "unknown argument '" + arg.str() + "'";
     }

@@ -27,6 +27,9 @@ struct CompileOptions {
   /// The fused kernel's state-chain (segment or chunk); empty: the
   /// pipeline's default.
   std::string stateChain;
+  /// The fused kernel's tensor-core instruction (mma.sync or wgmma); empty:
+  /// the pipeline's default.
+  std::string mma;
   /// The input already holds `gpu.binary @ssd_kernels` and `ssd.launch`:
   /// skip the pipeline and only write the artifact (tests).
   bool fromLowered = false;

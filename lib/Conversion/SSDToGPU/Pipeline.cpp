@@ -80,6 +80,17 @@ void ssd::registerGPUPipelineDependencies(DialectRegistry &registry) {
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
 
+void ssd::registerGPUKernelsToBinaryPipeline() {
+  PassPipelineRegistration<GPUPipelineCLOptions>(
+      "ssd-gpu-kernels-to-binary",
+      "The tail of the GPU pipelines alone: the NVVM lowering of gpu.module "
+      "@ssd_kernels and gpu-module-to-binary (for modules whose kernels are "
+      "built already, e.g. by ssd-test-tile-product)",
+      [](OpPassManager &pm, const GPUPipelineCLOptions &cl) {
+        ssd::buildGPUKernelsToBinary(pm, cl.toOptions());
+      });
+}
+
 void ssd::registerGPUUnfusedPipeline() {
   PassPipelineRegistration<GPUPipelineCLOptions>(
       "ssd-gpu-unfused-pipeline",

@@ -25,12 +25,21 @@ bool TileMatmul::mmaFits(int64_t tileM, int64_t tileN, int64_t tileK) {
   return tileN % (8 * warpsN) == 0;
 }
 
+bool TileMatmul::wgmmaFits(int64_t tileM, int64_t tileN, int64_t tileK) {
+  int64_t perGroup = tileN / 2;
+  return tileM == 64 && tileN % 16 == 0 && perGroup >= 8 && perGroup <= 256 &&
+         tileK % 16 == 0 && mmaFits(tileM, tileN, tileK);
+}
+
 TileMatmul::TileMatmul(Emitter &e, KernelFunc &kernel, int64_t tileM,
-                       int64_t tileN, int64_t tileK, Type mmaType)
+                       int64_t tileN, int64_t tileK, Type mmaType,
+                       MmaInstr instr)
     : e(e), kernel(kernel), tileM(tileM), tileN(tileN), tileK(tileK),
       mmaType(mmaType) {
   if (mmaType && !mmaFits(tileM, tileN, tileK))
     this->mmaType = Type();
+  wgmma = usesMma() && instr == MmaInstr::Wgmma &&
+          wgmmaFits(tileM, tileN, tileK);
   if (usesMma()) {
     warpsM = std::min<int64_t>(kWarps, tileM / 16);
     warpsN = kWarps / warpsM;
@@ -221,11 +230,26 @@ SmallVector<Value> TileMatmul::accumulate(ValueRange acc, Value kBegin,
 // half a warp at a time: rows shift by 8 banks) free of bank conflicts.
 static constexpr int64_t kOutPad = 8;
 
-/// Bytes of the two stages of an operand with `rows` rows, either layout.
+/// Bytes of the two stages of an operand with `rows` rows, either layout
+/// (core matrices need no padding).
 int64_t TileMatmul::stageBytes(int64_t rows) const {
   int64_t elements =
-      std::max(rows * (tileK + kMmaPad), tileK * (rows + kMmaPad));
+      wgmma ? rows * tileK
+            : std::max(rows * (tileK + kMmaPad), tileK * (rows + kMmaPad));
   return 2 * elements * mmaType.getIntOrFloatBitWidth() / 8;
+}
+
+SmallVector<int64_t> TileMatmul::residentShape(int64_t rows, int64_t k) const {
+  if (wgmma)
+    return {1, rows / 8, k / 8, 8, 8};
+  return {1, rows, k + kResidentPad};
+}
+
+SmallVector<Value> TileMatmul::residentAt(Value row, Value k) const {
+  if (wgmma)
+    return {e.idx(0), e.div(row, e.idx(8)), e.div(k, e.idx(8)),
+            e.rem(row, e.idx(8)), e.rem(k, e.idx(8))};
+  return {e.idx(0), row, k};
 }
 int64_t TileMatmul::outBytes() const { return tileM * (tileN + kOutPad) * 4; }
 int64_t TileMatmul::vectorBytes() const {
@@ -248,11 +272,33 @@ Value TileMatmul::sharedView(int64_t byteOffset, ArrayRef<int64_t> shape,
 
 /// Stage view of operand `slot` (0: A, 1: B): [2][rows][tileK + pad] when
 /// k is contiguous (ldmatrix), else [2][tileK][rows + pad]
-/// (ldmatrix.trans). Both layouts keep rows 16-byte aligned.
+/// (ldmatrix.trans). Both layouts keep rows 16-byte aligned. For wgmma, the
+/// core matrices of 8 x 8 elements: [2][rows/8][tileK/8][8 rows][8 k]
+/// (K-major) or [2][tileK/8][rows/8][8 k][8 rows] (MN-major).
 Value TileMatmul::stagedView(int slot, bool kContiguous, int64_t rows) {
+  int64_t offset = slot == 0 ? 0 : stageBytes(tileM);
+  if (wgmma) {
+    SmallVector<int64_t> shape =
+        kContiguous ? SmallVector<int64_t>{2, rows / 8, tileK / 8, 8, 8}
+                    : SmallVector<int64_t>{2, tileK / 8, rows / 8, 8, 8};
+    return sharedView(offset, shape, mmaType);
+  }
   int64_t d0 = kContiguous ? rows : tileK;
   int64_t d1 = kContiguous ? tileK + kMmaPad : rows + kMmaPad;
-  return sharedView(slot == 0 ? 0 : stageBytes(tileM), {2, d0, d1}, mmaType);
+  return sharedView(offset, {2, d0, d1}, mmaType);
+}
+
+SmallVector<Value> TileMatmul::stagedAt(bool kContiguous, Value stage,
+                                        Value kk, Value row) const {
+  if (!wgmma)
+    return {stage, kContiguous ? row : kk, kContiguous ? kk : row};
+  Value eight = e.idx(8);
+  if (kContiguous) // kk a multiple of 8
+    return {stage, e.div(row, eight), e.div(kk, eight), e.rem(row, eight),
+            e.idx(0)};
+  // row a multiple of 8
+  return {stage, e.div(kk, eight), e.div(row, eight), e.rem(kk, eight),
+          e.idx(0)};
 }
 
 namespace {
@@ -262,7 +308,19 @@ struct SliceVector {
   Value kk, row;
 };
 SliceVector sliceVector(Emitter &e, Value v, bool kContiguous, int64_t rows,
-                        int64_t tileK) {
+                        int64_t tileK, bool coreMatrices) {
+  if (coreMatrices) {
+    // Eight consecutive threads fill one core matrix (128 contiguous bytes:
+    // no bank conflicts), and a warp's loads still cover whole 32-byte
+    // sectors: 8 rows (or k) by 4 consecutive vectors.
+    Value inCore = e.rem(v, e.idx(8)), group = e.div(v, e.idx(8));
+    int64_t across = kContiguous ? tileK / kVectorWidth : rows / kVectorWidth;
+    Value block = e.rem(group, e.idx(across));
+    Value outer = e.mul(e.div(group, e.idx(across)), 8);
+    if (kContiguous)
+      return {e.mul(block, kVectorWidth), e.add(outer, inCore)};
+    return {e.add(outer, inCore), e.mul(block, kVectorWidth)};
+  }
   if (kContiguous) {
     int64_t perRow = tileK / kVectorWidth;
     return {e.mul(e.rem(v, e.idx(perRow)), kVectorWidth),
@@ -283,7 +341,7 @@ SmallVector<Value> TileMatmul::loadSlice(const TileOperand &op, int64_t rows,
   for (int64_t r = 0; r * kThreads < vectors; ++r) {
     // Threads past the slice repeat its last vector (and store nothing).
     Value v = e.min(e.add(tid, e.idx(r * kThreads)), e.idx(vectors - 1));
-    SliceVector sv = sliceVector(e, v, op.kContiguous, rows, tileK);
+    SliceVector sv = sliceVector(e, v, op.kContiguous, rows, tileK, wgmma);
     Value k = e.add(k0, sv.kk);
     if (op.kContiguous) {
       Value lastStart = e.sub(last, e.rem(last, e.idx(kVectorWidth)));
@@ -311,7 +369,7 @@ void TileMatmul::storeSlice(const TileOperand &op, Value view, int64_t rows,
   for (int64_t r = 0; r * kThreads < vectors; ++r) {
     auto body = [&] {
       Value v = e.add(tid, e.idx(r * kThreads));
-      SliceVector sv = sliceVector(e, v, op.kContiguous, rows, tileK);
+      SliceVector sv = sliceVector(e, v, op.kContiguous, rows, tileK, wgmma);
       Value k = e.add(k0, sv.kk);
       Value kLoad;
       if (op.kContiguous)
@@ -345,10 +403,9 @@ void TileMatmul::storeSlice(const TileOperand &op, Value view, int64_t rows,
         x = arith::SelectOp::create(e.b, e.lt(k, kEnd), x, zeros);
       }
       Value narrow = arith::TruncFOp::create(e.b, mmaVec, x);
-      SmallVector<Value> at = {stage, op.kContiguous ? sv.row : sv.kk,
-                               op.kContiguous ? sv.kk : sv.row};
-      vector::StoreOp::create(e.b, narrow, view, at, /*nontemporal=*/false,
-                              llvm::MaybeAlign(16));
+      vector::StoreOp::create(e.b, narrow, view,
+                              stagedAt(op.kContiguous, stage, sv.kk, sv.row),
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
     };
     if ((r + 1) * kThreads <= vectors)
       body();
@@ -430,6 +487,114 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc, Value viewA,
   return next;
 }
 
+//===----------------------------------------------------------------------===//
+// wgmma: the staged slices read in place by the warpgroups
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The shared-memory matrix descriptor of wgmma for the no-swizzle
+/// canonical layouts: start address, the byte stride between core matrices
+/// along K (`alongK`, the "leading dimension byte offset") and along M or N
+/// (`alongMN`, the "stride dimension byte offset"), all in 16-byte units.
+Value matrixDescriptor(Emitter &e, Value address, int64_t alongK,
+                       int64_t alongMN) {
+  Type i64 = e.b.getI64Type();
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i64, v));
+  };
+  Value addr = arith::IndexCastOp::create(e.b, i64, address);
+  Value start = arith::ShRUIOp::create(
+      e.b, arith::AndIOp::create(e.b, addr, c64(0x3FFFF)), c64(4));
+  int64_t strides = ((alongK >> 4) << 16) | ((alongMN >> 4) << 32);
+  return arith::OrIOp::create(e.b, start, c64(strides));
+}
+
+/// Orders this thread's generic-proxy shared stores before the async-proxy
+/// reads of wgmma that follow the next barrier.
+void fenceSharedForAsyncProxy(Emitter &e) {
+  NVVM::FenceProxyOp::create(
+      e.b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(e.b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
+
+} // namespace
+
+SmallVector<Value> TileMatmul::wgmmaStep(ValueRange acc, Value viewA,
+                                         bool aKMajor, Value viewB,
+                                         bool bKMajor, Value stage,
+                                         bool bResident, Value bK0) {
+  MLIRContext *ctx = e.b.getContext();
+  Type f32 = e.b.getF32Type();
+  int64_t perGroup = tileN / 2;
+  int64_t bytes = mmaType.getIntOrFloatBitWidth() / 8;
+  constexpr int64_t kCore = 128; // bytes of one 8 x 8 core matrix
+  Value group = e.div(e.threadId(), e.idx(128));
+  auto address = [&](Value view) -> Value {
+    return memref::ExtractAlignedPointerAsIndexOp::create(e.b, view);
+  };
+
+  // A: the tile's 64 rows; this stage's slice.
+  Value aBase = e.add(address(viewA), e.mul(stage, tileM * tileK * bytes));
+  int64_t aAlongK = aKMajor ? kCore : (tileM / 8) * kCore;
+  int64_t aAlongM = aKMajor ? (tileK / 8) * kCore : kCore;
+  // B: this warpgroup's perGroup rows (output columns).
+  int64_t depthB = tileK;
+  if (bResident)
+    depthB = cast<MemRefType>(viewB.getType()).getDimSize(2) * 8;
+  int64_t bAlongK = bKMajor ? kCore : (tileN / 8) * kCore;
+  int64_t bAlongN = bKMajor ? (depthB / 8) * kCore : kCore;
+  Value bBase = address(viewB);
+  if (!bResident)
+    bBase = e.add(bBase, e.mul(stage, tileN * tileK * bytes));
+  bBase = e.add(bBase, e.mul(group, (perGroup / 8) * bAlongN));
+
+  // Fragments j of the mma.sync layout are registers 4j .. 4j + 3.
+  SmallVector<Type> fields(perGroup / 2, f32);
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  Value d = LLVM::PoisonOp::create(e.b, structType);
+  for (int64_t j = 0; j < fragsN; ++j)
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t c = 0; c < 2; ++c)
+        d = LLVM::InsertValueOp::create(
+            e.b, d,
+            vector::ExtractOp::create(e.b, acc[j], ArrayRef<int64_t>{r, c}),
+            ArrayRef<int64_t>{4 * j + 2 * r + c});
+
+  NVVM::WGMMATypes type = mmaType.isBF16() ? NVVM::WGMMATypes::bf16
+                                           : NVVM::WGMMATypes::f16;
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, perGroup, 16);
+  NVVM::WgmmaFenceAlignedOp::create(e.b);
+  for (int64_t ks = 0; ks < tileK; ks += 16) {
+    // k16 = two core matrices along K.
+    Value aAt = e.add(aBase, e.idx((ks / 8) * aAlongK));
+    Value kB = bResident ? e.add(bK0, e.idx(ks)) : e.idx(ks);
+    Value bAt = e.add(bBase, e.mul(e.div(kB, e.idx(8)), bAlongK));
+    d = NVVM::WgmmaMmaAsyncOp::create(
+        e.b, structType, d, matrixDescriptor(e, aAt, aAlongK, aAlongM),
+        matrixDescriptor(e, bAt, bAlongK, bAlongN), shape, type, type,
+        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+        aKMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+        bKMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        /*satfinite=*/nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
+  NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
+
+  SmallVector<Value> next;
+  auto fragType = VectorType::get({2, 2}, f32);
+  for (int64_t j = 0; j < fragsN; ++j) {
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < 4; ++i)
+      elements.push_back(LLVM::ExtractValueOp::create(
+          e.b, d, ArrayRef<int64_t>{4 * j + i}));
+    next.push_back(vector::FromElementsOp::create(e.b, fragType, elements));
+  }
+  return next;
+}
+
 SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
                                                 Value kEnd,
                                                 const TileOperand &a,
@@ -454,6 +619,9 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
         SmallVector<Value> rawB = loadB(kBegin);
         storeSlice(a, viewA, tileM, rawA, e.idx(0), kBegin, kEnd);
         storeB(rawB, e.idx(0), kBegin);
+        // Also orders this thread's earlier writes of a resident operand.
+        if (wgmma)
+          fenceSharedForAsyncProxy(e);
         e.barrier();
         SmallVector<Value> init(acc.begin(), acc.end());
         llvm::append_range(init, rawA);
@@ -479,9 +647,13 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
                   [&]() -> SmallVector<Value> {
                     return SmallVector<Value>(curRaw.begin(), curRaw.end());
                   });
-              SmallVector<Value> result = mmaStepStaged(
-                  curAcc, viewA, !a.kContiguous, viewB, !b.kContiguous, stage,
-                  resident ? e.idx(0) : stage, resident ? k0 : e.idx(0));
+              SmallVector<Value> result =
+                  wgmma ? wgmmaStep(curAcc, viewA, a.kContiguous, viewB,
+                                    b.kContiguous, stage, resident, k0)
+                        : mmaStepStaged(curAcc, viewA, !a.kContiguous, viewB,
+                                        !b.kContiguous, stage,
+                                        resident ? e.idx(0) : stage,
+                                        resident ? k0 : e.idx(0));
               Value nextStage = e.sub(e.idx(1), stage);
               e.ifThen(hasNext, [&] {
                 storeSlice(a, viewA, tileM,
@@ -490,6 +662,8 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
                 storeB(ValueRange(nextRaw).drop_front(numA), nextStage,
                        kNext);
               });
+              if (wgmma)
+                fenceSharedForAsyncProxy(e);
               e.barrier();
               llvm::append_range(result, nextRaw);
               result.push_back(nextStage);

@@ -10,6 +10,15 @@
 //    (tileM/16) x (tileN/16) register tile of exact f32 FMAs.
 //  - MMA: bf16/f16 slices sA[m][k], sB[n][k] read with nvgpu.ldmatrix and
 //    multiplied with nvgpu.mma.sync m16n8k16 into f32 fragments; 8 warps.
+//  - WGMMA (sm_90a, MmaInstr::Wgmma, 64-row tiles on the vector path): the
+//    slices are staged in the canonical no-swizzle layout of wgmma (8 x 16-
+//    byte core matrices, 128 contiguous bytes each) and read in place by
+//    wgmma.mma_async m64nNk16, warpgroup w taking output columns
+//    [w tileN/2, (w+1) tileN/2): no ldmatrix, and each operand is read from
+//    shared memory once per warpgroup instead of once per warp. Its
+//    accumulators have the mma.sync fragment layout of this class (warp w%4
+//    owns rows 16(w%4).., lane l rows l/4 and l/4+8, columns 2(l%4)+{0,1}
+//    of every 8-column block), so the epilogues are the same.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SSD_LIB_CONVERSION_SSDTOGPU_TILEMATMUL_H
@@ -59,15 +68,31 @@ inline constexpr int64_t kResidentPad = 8;
 /// Elements per vector of TileOperand::loadVector.
 inline constexpr int64_t kVectorWidth = 8;
 
+/// The tensor-core instruction of a product.
+enum class MmaInstr { MmaSync, Wgmma };
+
 class TileMatmul {
 public:
   /// `mmaType` (bf16 or f16) selects tensor cores when the tile shape
-  /// allows them; a null type selects SIMT.
+  /// allows them; a null type selects SIMT. `instr` Wgmma takes wgmma where
+  /// the tile allows it (wgmmaFits) and mma.sync elsewhere.
   TileMatmul(Emitter &e, KernelFunc &kernel, int64_t tileM, int64_t tileN,
-             int64_t tileK, Type mmaType);
+             int64_t tileK, Type mmaType, MmaInstr instr = MmaInstr::MmaSync);
 
   static bool mmaFits(int64_t tileM, int64_t tileN, int64_t tileK);
+  /// wgmma tiles: 64 rows (one warpgroup's m64), two warpgroups over the
+  /// columns (tileN/2 a multiple of 8), K slices of whole k16 steps.
+  static bool wgmmaFits(int64_t tileM, int64_t tileN, int64_t tileK);
   bool usesMma() const { return static_cast<bool>(mmaType); }
+  /// Whether the vector path multiplies with wgmma.
+  bool usesWgmma() const { return wgmma; }
+
+  /// Shape and element indices of a resident B operand (TileOperand::
+  /// resident) of `rows` rows and depth `k`, in the layout this product
+  /// reads: [1][rows][k + kResidentPad] for mma.sync,
+  /// [1][rows/8][k/8][8][8] (core matrices) for wgmma.
+  llvm::SmallVector<int64_t> residentShape(int64_t rows, int64_t k) const;
+  llvm::SmallVector<Value> residentAt(Value row, Value k) const;
 
   /// Bytes of shared memory the vector path holds (both stages of A and
   /// B, or the f32 output tile of epilogueVector). Tensor-core tiles only.
@@ -118,12 +143,19 @@ private:
                                          bool aTrans, Value viewB,
                                          bool bTrans, Value stage,
                                          Value bStage, Value bK0);
+  llvm::SmallVector<Value> wgmmaStep(ValueRange acc, Value viewA,
+                                     bool aKMajor, Value viewB, bool bKMajor,
+                                     Value stage, bool bResident, Value bK0);
+  /// Indices of the first element of vector `(kk, row)` in a staged view.
+  llvm::SmallVector<Value> stagedAt(bool kContiguous, Value stage, Value kk,
+                                    Value row) const;
 
   Emitter &e;
   KernelFunc &kernel;
   int64_t tileM, tileN, tileK;
   Type mmaType;
   int64_t warpsM = 1, warpsN = 1, fragsM = 1, fragsN = 1; // MMA layout
+  bool wgmma = false;
   Value sA, sB;
   /// One byte buffer for the vector path: the two-stage A and B slices
   /// (viewed per layout), reused by epilogueVector for the output tile.

@@ -1,6 +1,7 @@
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="tensor-cores=false" | FileCheck %s --check-prefix=SIMT
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=segment" | FileCheck %s --check-prefix=SEGMENT
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="mma=wgmma" | FileCheck %s --check-prefix=WGMMA
 
 // Mamba-2 2.7B layer shape (h=80, p=64, n=128, g=1), bf16, dynamic L: ONE
 // persistent kernel on num_sms * 2 blocks, the counters in zero-initialised
@@ -21,7 +22,7 @@
 // CHECK-NOT: func.func
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @ssd_fused(
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.state_chain = "chunk"}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
 // CHECK-NEXT: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK: %[[STATE:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: gpu.grid_dim
@@ -54,11 +55,24 @@
 // SEGMENT: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
 // SEGMENT: nvgpu.ldmatrix %[[STATE]]
 // SEGMENT: vector.load %[[LIVE]]
+// With mma=wgmma the products stage core matrices (67328 bytes of shared
+// memory) and the resident state is kept as core matrices too, written by
+// the fold and read in place by wgmma.
+// WGMMA-LABEL: module attributes {gpu.container_module, ssd.launch = {
+// WGMMA-SAME: shared_memory = 67328 : i64}]
+// WGMMA: gpu.func @ssd_fused(
+// WGMMA-SAME: ssd.mma = "wgmma"
+// WGMMA: %[[STATE:.*]] = memref.view %{{.*}} to memref<1x8x16x8x8xbf16, #gpu.address_space<workgroup>>
+// WGMMA: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+// WGMMA: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
+// WGMMA: memref.extract_aligned_pointer_as_index %[[STATE]]
+// WGMMA: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
 func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {
   %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
   return %y, %fs : tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
 }
 // SIMT-LABEL: gpu.module @ssd_kernels
+// SIMT: ssd.mma = "none"
 // SIMT-NOT: mma.sync
 // SIMT: math.fma
 
@@ -84,6 +98,7 @@ func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tenso
 // CHECK-SAME: ssd.state_chain = "chunk"
 // CHECK: nvgpu.mma.sync
 // SIMT-LABEL: gpu.module @ssd_kernels
+// SIMT: ssd.mma = "none"
 // SIMT-NOT: mma.sync
 func.func @varlen(%x: tensor<1x?x4x32xf16>, %dt: tensor<1x?x4xf32>, %A: tensor<4xf32>, %B: tensor<1x?x2x64xf16>, %C: tensor<1x?x2x64xf16>, %is: tensor<?x4x32x64xf16>, %cu: tensor<?xi32>) -> (tensor<1x?x4x32xf16>, tensor<?x4x32x64xf16>) {
   %y, %fs = ssd.fused x(%x : tensor<1x?x4x32xf16>) dt(%dt : tensor<1x?x4xf32>) A(%A : tensor<4xf32>) B(%B : tensor<1x?x2x64xf16>) C(%C : tensor<1x?x2x64xf16>) initial_states(%is : tensor<?x4x32x64xf16>) cu_seqlens(%cu : tensor<?xi32>) {chunk_size = 64 : i64, p_block = 16 : i64, state_type = f16} -> tensor<1x?x4x32xf16>, tensor<?x4x32x64xf16>

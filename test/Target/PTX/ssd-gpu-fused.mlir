@@ -5,6 +5,10 @@
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: FileCheck %s --check-prefix=PUBLISH --input-file=%t.ptx
 // RUN: grep -cE '^[[:space:]]*(@%p[0-9]+[[:space:]]+)?(atom|red)\.' %t.ptx | FileCheck %s --check-prefix=ONE-RMW
+// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa mma=wgmma" -o %t.wgmma.mlir
+// RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.wgmma.mlir %t.wgmma.ptx
+// RUN: %ptxas -arch=sm_90a %t.wgmma.ptx -o %t.wgmma.cubin
+// RUN: FileCheck %s --check-prefix=WGMMA --input-file=%t.wgmma.ptx
 
 // The Mamba-2 2.7B layer in bf16 through the fused pipeline: ONE persistent
 // kernel that ptxas assembles for sm_90a, sized for two blocks per SM, its
@@ -28,6 +32,14 @@
 // PUBLISH: fence.acq_rel.gpu;
 // The only read-modify-write is the relaxed ticket add.
 // ONE-RMW: {{^1$}}
+
+// mma=wgmma: the chain item's products (chunk state 64x128, chunk scan
+// 64x64) on warpgroup MMA from shared memory; the bmm item keeps mma.sync.
+// WGMMA: .visible .entry ssd_fused(
+// WGMMA-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// WGMMA-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
+// WGMMA-DAG: fence.proxy.async.shared::cta;
+// WGMMA-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {
   %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
   return %y, %fs : tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>

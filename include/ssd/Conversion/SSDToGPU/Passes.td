@@ -85,6 +85,10 @@ def ConvertSSDFusedToGPU
     Option<"pBlock", "p-block", "int64_t", /*default=*/"64",
            "Headdim rows per chain item when ssd.fused has no p_block "
            "(the largest power of two up to this that divides headdim)">,
+    Option<"mma", "mma", "std::string", /*default=*/"\"mma.sync\"",
+           "Tensor-core instruction of the chain item's products: `mma.sync` "
+           "(ldmatrix fragments, any sm_80+ target) or `wgmma` (sm_90a: "
+           "operands read in place from shared memory by warpgroups)">,
     Option<"stateChain", "state-chain", "std::string",
            /*default=*/"\"chunk\"",
            "How the state chain is walked: `chunk` (one item and one chain "
@@ -93,6 +97,41 @@ def ConvertSSDFusedToGPU
            "step per segment; varlen layers take `chunk`)">,
     Option<"keepFunc", "keep-func", "bool", /*default=*/"false",
            "Keep the source function (for inspection) instead of erasing it">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+def TestTileProduct : Pass<"ssd-test-tile-product", "::mlir::ModuleOp"> {
+  let summary = "Test pass: one tile matrix product of the GPU kernels, alone";
+  let description = [{
+    Appends `gpu.module @ssd_kernels` with one kernel, `tile_product`, that
+    runs the GPU lowerings' tile product (TileMatmul) once on 256 threads
+    and one block: `C[m][n] = sum_k A(k, m) B(k, n)` over all `k` with f32
+    accumulation, A and B in bf16 and read through the product's vector
+    fills, C in f32. Its arguments are `A` (`m x k` when `a-k-contiguous`,
+    else `k x m`), `B` (`n x k` when `b-k-contiguous`, else `k x n`) and `C`
+    (`m x n`), static memrefs passed as expanded descriptors. It exists so
+    that each tensor-core path (`mma`), operand layout and tile shape can be
+    checked on its own against a host product, without the SSD around it.
+  }];
+  let options = [
+    Option<"m", "m", "int64_t", /*default=*/"64", "Output rows (tile M)">,
+    Option<"n", "n", "int64_t", /*default=*/"64", "Output columns (tile N)">,
+    Option<"k", "k", "int64_t", /*default=*/"128", "Reduction length">,
+    Option<"depth", "depth", "int64_t", /*default=*/"64",
+           "K slice depth of the product">,
+    Option<"aKContiguous", "a-k-contiguous", "bool", /*default=*/"true",
+           "A is m x k (k contiguous) rather than k x m">,
+    Option<"bKContiguous", "b-k-contiguous", "bool", /*default=*/"true",
+           "B is n x k (k contiguous) rather than k x n">,
+    Option<"mma", "mma", "std::string", /*default=*/"\"mma.sync\"",
+           "Tensor-core instruction: mma.sync or wgmma (sm_90a)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",

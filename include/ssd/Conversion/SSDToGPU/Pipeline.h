@@ -46,11 +46,13 @@ void buildGPUKernelsToBinary(mlir::OpPassManager &pm,
 /// Appends ssd-decompose, ssd-fuse, convert-ssd-fused-to-gpu (one
 /// persistent kernel) and the shared NVVM/binary tail. `pBlock` is the
 /// headdim rows of a work item (0: the lowering's choice); `stateChain` is
-/// convert-ssd-fused-to-gpu's state-chain (segment or chunk).
+/// convert-ssd-fused-to-gpu's state-chain (segment or chunk) and `mma` its
+/// mma (mma.sync or wgmma).
 void buildGPUFusedPipeline(mlir::OpPassManager &pm,
                            const GPUPipelineOptions &options,
                            int64_t pBlock = 0,
-                           llvm::StringRef stateChain = "chunk");
+                           llvm::StringRef stateChain = "chunk",
+                           llvm::StringRef mma = "mma.sync");
 
 /// Registers `ssd-gpu-fused-pipeline` with the pass registry.
 void registerGPUFusedPipeline();
@@ -62,6 +64,9 @@ void registerGPUPipelineDependencies(mlir::DialectRegistry &registry);
 
 /// Registers `ssd-gpu-unfused-pipeline` with the pass registry.
 void registerGPUUnfusedPipeline();
+
+/// Registers `ssd-gpu-kernels-to-binary` (buildGPUKernelsToBinary alone).
+void registerGPUKernelsToBinaryPipeline();
 
 } // namespace ssd
 

@@ -48,8 +48,7 @@ void emitChainItem(FusedBuild &f, Value index) {
   if (int64_t bytes = productBufferBytes(f))
     shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());
   if (residentState(f))
-    it.sState = f.k.sharedBuffer({1, f.plan.pBlock, p.state + kResidentPad},
-                                 mmaElementType(p));
+    it.sState = allocateResidentState(f);
 
   // Steps 2 and 3: the whole chunk state, then under the turn
   // slot(c) + 1 <- carry * slot(c) + S.
@@ -75,7 +74,7 @@ void emitChainItem(FusedBuild &f, Value index) {
           e.storeVector(math::FmaOp::create(e.b, carries, prev, v), slots,
                         {it.row, nextSlot, it.head, pp, nn});
           if (it.sState)
-            e.storeVector(prev, it.sState, {e.idx(0), rr, nn});
+            e.storeVector(prev, it.sState, residentStateAt(f, rr, nn));
         });
       });
   blockRelease(e, turns, turn, e.add(it.c, 2));

@@ -47,12 +47,22 @@ int64_t scanRows(const SSDProblem &p) { return tileEdge(p.chunk); }
 
 TileMatmul stateProduct(FusedBuild &f) {
   return TileMatmul(f.e, f.k, f.plan.pBlock, f.p.state, stateDepth(f.p),
-                    mmaElementType(f.p));
+                    mmaElementType(f.p), f.plan.mma);
 }
 
 TileMatmul scanProduct(FusedBuild &f) {
   return TileMatmul(f.e, f.k, scanRows(f.p), roundUp(f.plan.pBlock, 16),
-                    scanDepth(f.p), mmaElementType(f.p));
+                    scanDepth(f.p), mmaElementType(f.p), f.plan.mma);
+}
+
+Value allocateResidentState(FusedBuild &f) {
+  return f.k.sharedBuffer(
+      scanProduct(f).residentShape(f.plan.pBlock, f.p.state),
+      mmaElementType(f.p));
+}
+
+SmallVector<Value> residentStateAt(FusedBuild &f, Value rr, Value nn) {
+  return scanProduct(f).residentAt(rr, nn);
 }
 
 bool stateVectors(FusedBuild &f) {

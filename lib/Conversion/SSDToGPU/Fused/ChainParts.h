@@ -49,6 +49,10 @@ bool residentState(FusedBuild &f);
 /// Bytes of the shared buffer both products' vector paths run in (0 when
 /// neither takes it).
 int64_t productBufferBytes(FusedBuild &f);
+/// The resident state operand (ChainItem::sState) in the layout the scan's
+/// product reads, and the indices of its element (rr, nn).
+Value allocateResidentState(FusedBuild &f);
+llvm::SmallVector<Value> residentStateAt(FusedBuild &f, Value rr, Value nn);
 
 /// Thread 0 waits for chunks [cBegin, cEnd) of `row`: for their cumsum
 /// (`cumsum`) and for their CB of group `cbGroup` (when given); then the

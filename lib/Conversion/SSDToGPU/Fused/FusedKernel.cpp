@@ -144,6 +144,11 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
     f.chainSteps = f.numChunks;
   k.func->setAttr("ssd.state_chain",
                   b.getStringAttr(plan.segmented ? "segment" : "chunk"));
+  // The chain item's tensor-core instruction, "none" on the FMA path.
+  StringRef mma = !mmaElementType(p)             ? "none"
+                  : plan.mma == MmaInstr::Wgmma ? "wgmma"
+                                                : "mma.sync";
+  k.func->setAttr("ssd.mma", b.getStringAttr(mma));
   persistentLoop(f);
   info.sharedMemory = k.sharedBytes();
   return info;

@@ -41,6 +41,7 @@
 #define SSD_LIB_CONVERSION_SSDTOGPU_FUSED_FUSEDKERNEL_H
 
 #include "../KernelCommon.h"
+#include "../TileMatmul.h"
 
 namespace ssd {
 namespace gpu_lowering {
@@ -64,6 +65,8 @@ struct FusedPlan {
   /// The state chain walks segments of chunks with the state on chip
   /// (SegmentItem.cpp) instead of one chunk per item (ChainItem.cpp).
   bool segmented = false;
+  /// The tensor-core instruction of the chain item's products.
+  MmaInstr mma = MmaInstr::MmaSync;
 };
 
 /// Tokens a segment holds at most (its chunk-state weights are staged in

@@ -36,12 +36,25 @@ struct ConvertSSDFusedToGPUPass
                          << stateChain << "'";
       return signalPassFailure();
     }
+    if (mma != "mma.sync" && mma != "wgmma") {
+      module.emitError() << "convert-ssd-fused-to-gpu: mma must be "
+                            "'mma.sync' or 'wgmma', got '"
+                         << mma << "'";
+      return signalPassFailure();
+    }
+    if (mma == "wgmma" && chip != "sm_90a") {
+      module.emitError() << "convert-ssd-fused-to-gpu: mma=wgmma needs chip "
+                            "sm_90a, got '"
+                         << chip << "'";
+      return signalPassFailure();
+    }
     FailureOr<fused::FusedPlan> plan = fused::analyzeFused(module, pBlock);
     if (failed(plan))
       return signalPassFailure();
     plan->p.useMma = tensorCores;
     // Segments would straddle sequences in a varlen row.
     plan->segmented = stateChain == "segment" && !plan->p.isVarlen();
+    plan->mma = mma == "wgmma" ? MmaInstr::Wgmma : MmaInstr::MmaSync;
 
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(plan->p.func.getLoc(), ctx);

@@ -28,13 +28,19 @@ struct FusedPipelineCLOptions
       llvm::cl::desc("chunk (one chain step per chunk) or segment (the state "
                      "carried on chip through segments of chunks)"),
       llvm::cl::init("chunk")};
+  Option<std::string> mma{
+      *this, "mma",
+      llvm::cl::desc("Tensor-core instruction of the chain item's products: "
+                     "mma.sync or wgmma (sm_90a)"),
+      llvm::cl::init("mma.sync")};
 };
 
 } // namespace
 
 void ssd::buildGPUFusedPipeline(OpPassManager &pm,
                                 const GPUPipelineOptions &options,
-                                int64_t pBlock, llvm::StringRef stateChain) {
+                                int64_t pBlock, llvm::StringRef stateChain,
+                                llvm::StringRef mma) {
   pm.addPass(createSSDDecompose(SSDDecomposeOptions{options.chunkSize}));
   SSDFuseOptions fuse;
   fuse.pBlock = pBlock;
@@ -44,6 +50,7 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.features = options.features;
   convert.tensorCores = options.tensorCores;
   convert.stateChain = stateChain.str();
+  convert.mma = mma.str();
   pm.addPass(createConvertSSDFusedToGPU(convert));
   buildGPUKernelsToBinary(pm, options);
 }
@@ -55,6 +62,6 @@ void ssd::registerGPUFusedPipeline() {
       "of ONE persistent kernel (ssd.fused) and the ssd.launch description",
       [](OpPassManager &pm, const FusedPipelineCLOptions &cl) {
         ssd::buildGPUFusedPipeline(pm, cl.toOptions(), cl.pBlock,
-                                   cl.stateChain);
+                                   cl.stateChain, cl.mma);
       });
 }

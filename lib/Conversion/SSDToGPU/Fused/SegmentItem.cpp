@@ -113,12 +113,12 @@ void keepOnChip(FusedBuild &f, const ChainItem &it, Value rr, Value nn,
   if (vectors) {
     e.storeVector(v, it.sRun, {rr, nn});
     if (it.sState)
-      e.storeVector(v, it.sState, {e.idx(0), rr, nn});
+      e.storeVector(v, it.sState, residentStateAt(f, rr, nn));
     return;
   }
   e.store(v, it.sRun, {rr, nn});
   if (it.sState)
-    e.store(v, it.sState, {e.idx(0), rr, nn});
+    e.store(v, it.sState, residentStateAt(f, rr, nn));
 }
 
 } // namespace
@@ -144,8 +144,7 @@ void emitSegmentItem(FusedBuild &f, Value index) {
   if (int64_t bytes = productBufferBytes(f))
     shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());
   if (residentState(f))
-    it.sState = f.k.sharedBuffer({1, f.plan.pBlock, p.state + kResidentPad},
-                                 mmaElementType(p));
+    it.sState = allocateResidentState(f);
   it.sRun = f.k.sharedBuffer({f.plan.pBlock, p.state}, f32);
   bool vectors = stateVectors(f);
 

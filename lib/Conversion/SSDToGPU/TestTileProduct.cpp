@@ -1,0 +1,116 @@
+//===- TestTileProduct.cpp - one tile product alone (test pass) -----------===//
+//
+// ssd-test-tile-product builds the kernel `tile_product` around a single
+// TileMatmul, so that a tensor-core path and an operand layout can be
+// FileChecked and run on the GPU against a host product by themselves.
+//
+//===----------------------------------------------------------------------===//
+#include "TileMatmul.h"
+#include "ssd/Conversion/SSDToGPU/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+namespace ssd {
+#define GEN_PASS_DEF_TESTTILEPRODUCT
+#include "ssd/Conversion/SSDToGPU/Passes.h.inc"
+} // namespace ssd
+
+using namespace mlir;
+using namespace ssd::gpu_lowering;
+
+namespace {
+
+constexpr int64_t kThreads = 256;
+
+struct TestTileProductPass
+    : ssd::impl::TestTileProductBase<TestTileProductPass> {
+  using Base::Base;
+
+  LogicalResult checkOptions(ModuleOp module) {
+    auto bad = [&](const Twine &why) {
+      return module.emitError() << "ssd-test-tile-product: " << why;
+    };
+    if (mma != "mma.sync" && mma != "wgmma")
+      return bad("mma must be 'mma.sync' or 'wgmma', got '" + mma + "'");
+    if (m <= 0 || n <= 0 || k <= 0 || depth <= 0)
+      return bad("m, n, k and depth must be positive, got m=" + Twine(m) +
+                 " n=" + Twine(n) + " k=" + Twine(k) +
+                 " depth=" + Twine(depth));
+    if (!TileMatmul::mmaFits(m, n, depth))
+      return bad("a " + Twine(m) + "x" + Twine(n) + " tile with depth " +
+                 Twine(depth) + " does not fit the tensor-core layout");
+    if (m % kVectorWidth || n % kVectorWidth || k % depth ||
+        (m * depth) % (kVectorWidth * 32) || (n * depth) % (kVectorWidth * 32))
+      return bad("the vector fills need m, n multiples of 8, k a multiple "
+                 "of depth and whole warps of vectors per slice");
+    if (mma == "wgmma" && !TileMatmul::wgmmaFits(m, n, depth))
+      return bad("wgmma takes 64-row tiles with n a multiple of 16, got " +
+                 Twine(m) + "x" + Twine(n));
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(checkOptions(module)))
+      return signalPassFailure();
+    MLIRContext *ctx = &getContext();
+    ImplicitLocOpBuilder b(module.getLoc(), ctx);
+    b.setInsertionPointToEnd(module.getBody());
+    auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3,
+                                            "nvptx64-nvidia-cuda", "sm_90a",
+                                            "+ptx80");
+    auto gpuModule =
+        gpu::GPUModuleOp::create(b, "ssd_kernels", b.getArrayAttr({target}));
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+
+    Type bf16 = b.getBF16Type(), f32 = b.getF32Type();
+    auto aType = MemRefType::get(aKContiguous ? ArrayRef<int64_t>{m, k}
+                                              : ArrayRef<int64_t>{k, m},
+                                 bf16);
+    auto bType = MemRefType::get(bKContiguous ? ArrayRef<int64_t>{n, k}
+                                              : ArrayRef<int64_t>{k, n},
+                                 bf16);
+    auto cType = MemRefType::get({m, n}, f32);
+    b.setInsertionPointToStart(gpuModule.getBody());
+    auto func = gpu::GPUFuncOp::create(
+        b, "tile_product", b.getFunctionType({aType, bType, cType}, {}));
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({kThreads, 1, 1}));
+    b.setInsertionPointToStart(&func.getBody().front());
+    gpu::ReturnOp::create(b);
+    b.setInsertionPointToStart(&func.getBody().front());
+
+    KernelFunc kernel;
+    kernel.func = func;
+    Value aArg = func.getArgument(0), bArg = func.getArgument(1),
+          cArg = func.getArgument(2);
+    Emitter e(b);
+    TileMatmul mm(e, kernel, m, n, depth, bf16,
+                  mma == "wgmma" ? MmaInstr::Wgmma : MmaInstr::MmaSync);
+    // Operand X(kk, row) of a matrix stored row x k (k contiguous) or
+    // k x row.
+    auto operand = [&](Value matrix, bool kContiguous) {
+      TileOperand op{[&e, matrix, kContiguous](Value kk, Value row) {
+                       return kContiguous ? e.loadF32(matrix, {row, kk})
+                                          : e.loadF32(matrix, {kk, row});
+                     },
+                     kContiguous};
+      op.loadVector = [&e, matrix, kContiguous](Value kk, Value row) {
+        return kContiguous ? e.loadVector(matrix, {row, kk}, kVectorWidth)
+                           : e.loadVector(matrix, {kk, row}, kVectorWidth);
+      };
+      return op;
+    };
+    SmallVector<Value> acc =
+        mm.accumulate(mm.zero(), e.idx(0), e.idx(k),
+                      operand(aArg, aKContiguous), operand(bArg, bKContiguous));
+    mm.epilogue(acc, [&](Value row, Value col, Value v) {
+      e.store(v, cArg, {row, col});
+    });
+    func->setAttr("ssd.mma", b.getStringAttr(mm.usesWgmma() ? "wgmma"
+                                                             : "mma.sync"));
+  }
+};
+
+} // namespace
