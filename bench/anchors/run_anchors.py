@@ -400,9 +400,9 @@ class Builder(threading.Thread):
             self.error = f"no {self.binary} after the build"
 
 
-def project_runs(artifacts, cases):
+def project_runs(artifacts, cases, variants=PROJECT):
     runs = []
-    for strategy in PROJECT:
+    for strategy in variants:
         for q in (64, 128, 256):
             art = os.path.join(artifacts, f"mamba2-{strategy}-q{q}-bf16")
             if os.path.exists(os.path.join(art, "manifest.json")):
@@ -499,6 +499,8 @@ def main():
     ap.add_argument("--fla-chunks", default="64",
                     help="fla's chunk sizes (its default 64; each more costs ~50 s of autotuning on a fresh machine)")
     ap.add_argument("--artifacts", default=os.path.join(ROOT, "device-artifacts"))
+    ap.add_argument("--project", default=",".join(PROJECT),
+                    help="comma list of the project's variants (mamba2-<variant>-q<Q>-bf16 artifacts)")
     ap.add_argument("--skip-project", action="store_true", help="anchors only (no ssd-bench)")
     ap.add_argument("--bench-json", help="merge this ssd-bench JSON instead of running ssd-bench")
     ap.add_argument("--ssd-bench", help="an ssd-bench binary (else built into --build-dir)")
@@ -532,7 +534,7 @@ def main():
     builder = None
     runs = []
     if not args.skip_project and not args.bench_json:
-        runs = project_runs(args.artifacts, cases)
+        runs = project_runs(args.artifacts, cases, [v for v in args.project.split(",") if v])
         if not runs:
             log(f"no mamba2-*-bf16 artifacts under {args.artifacts}: the project's kernels are left out")
         elif not args.ssd_bench:

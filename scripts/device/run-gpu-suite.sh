@@ -19,6 +19,8 @@
 #      and synccheck on the fused kernel;
 #   6. the benchmark (bench/ssd-bench, Mamba-2 2.7B shape), every variant in
 #      the same process on the same inputs.
+# Environment: SSD_SUITE_VARIANTS, the golden variants to run (default all
+# five); SSD_SUITE_BENCH=0 leaves out the benchmark (step 6).
 # Writes RESULTS_DIR/gpu-suite.json ({"steps": [{"name", "status", ...}]})
 # and RESULTS_DIR/gpu-suite.log. RESULTS_DIR defaults to $OUT, else /tmp.
 # Exits non-zero when any step fails.
@@ -72,7 +74,7 @@ max_err() {
 run_step tile-products python3 "$src/scripts/device/run_tile_products.py" "$art/tile-products" \
   --json "$res/tile-products.json"
 
-for variant in unfused fused fused-segment fused-f16state fused-wgmma; do
+for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma}; do
   state_flags=()
   [ "$variant" = fused-f16state ] && state_flags=(--state-dtype f16)
   pass=0
@@ -148,17 +150,19 @@ run_step synccheck-fused timeout 300 "$sanitizer" --tool synccheck --error-exitc
   "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
   --artifact "$art/golden-art/fused/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
 
-mkdir -p "$res/bench"
-runs=()
-for variant in unfused fused fused-segment fused-f16state fused-wgmma; do
-  for q in 128 256; do
-    for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-$variant-q$q-bf16:$bl"); done
+if [ "${SSD_SUITE_BENCH:-1}" != 0 ]; then
+  mkdir -p "$res/bench"
+  runs=()
+  for variant in unfused fused fused-segment fused-f16state fused-wgmma; do
+    for q in 128 256; do
+      for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-$variant-q$q-bf16:$bl"); done
+    done
   done
-done
-run_step bench timeout 300 "$build/bin/ssd-bench" "${runs[@]}" --warmup 10 --iters 30 \
-  --check-heads 2 --check-tokens 2048 --what fused-vs-unfused-mamba2 --commit "$commit" \
-  --results-dir "$res/bench"
-cp "$res"/bench/*.json "$res/" 2>/dev/null
+  run_step bench timeout 300 "$build/bin/ssd-bench" "${runs[@]}" --warmup 10 --iters 30 \
+    --check-heads 2 --check-tokens 2048 --what fused-vs-unfused-mamba2 --commit "$commit" \
+    --results-dir "$res/bench"
+  cp "$res"/bench/*.json "$res/" 2>/dev/null
+fi
 
 {
   echo "{\"commit\": \"$commit\", \"status\": \"$([ $status -eq 0 ] && echo PASS || echo FAIL)\", \"steps\": ["
