@@ -320,7 +320,25 @@ int main(int argc, char **argv) {
     return 3;
   }
   Expected<std::string> gpu = rt::currentDeviceName();
+  char date[16];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
+  std::string path = o.json.empty() ? o.resultsDir + "/" + date + "-" +
+                                          o.commit + "-" + o.what + ".json"
+                                    : o.json;
+  // The file is rewritten after every run, so a run cut short by a time
+  // limit keeps the rows it measured.
   std::vector<std::string> rows;
+  auto write = [&]() {
+    std::ofstream out(path);
+    out << "{\"commit\": " << jsonString(o.commit) << ", \"gpu\": "
+        << jsonString(gpu.ok() ? *gpu : "unknown") << ", \"date\": "
+        << jsonString(date) << ", \"rows\": [\n";
+    for (size_t i = 0; i < rows.size(); ++i)
+      out << "  " << rows[i] << (i + 1 < rows.size() ? ",\n" : "\n");
+    out << "]}\n";
+    return static_cast<bool>(out);
+  };
   int status = 0;
   for (const Run &run : o.runs) {
     Expected<std::string> row = benchOne(run, o);
@@ -331,21 +349,12 @@ int main(int argc, char **argv) {
       continue;
     }
     rows.push_back(*row);
+    if (!write()) {
+      std::cerr << "ssd-bench: error: " << path << ": cannot write\n";
+      return 2;
+    }
   }
-  char date[16];
-  std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
-  std::string path = o.json.empty() ? o.resultsDir + "/" + date + "-" +
-                                          o.commit + "-" + o.what + ".json"
-                                    : o.json;
-  std::ofstream out(path);
-  out << "{\"commit\": " << jsonString(o.commit) << ", \"gpu\": "
-      << jsonString(gpu.ok() ? *gpu : "unknown") << ", \"date\": "
-      << jsonString(date) << ", \"rows\": [\n";
-  for (size_t i = 0; i < rows.size(); ++i)
-    out << "  " << rows[i] << (i + 1 < rows.size() ? ",\n" : "\n");
-  out << "]}\n";
-  if (!out) {
+  if (!write()) {
     std::cerr << "ssd-bench: error: " << path << ": cannot write\n";
     return 2;
   }

@@ -418,8 +418,15 @@ def run_ssd_bench(binary, runs, args, commit):
     for _, _, art, (b, L) in runs:
         cmd += ["--run", f"{art}:{b}:{L}"]
     log("ssd-bench: " + " ".join(cmd[:12]) + f" ... ({len(runs)} runs)")
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    sys.stdout.write(r.stdout)
+    # ssd-bench's table goes straight to the log; it rewrites its JSON after
+    # every run, so a run stopped by the time limit keeps what it measured.
+    try:
+        r = subprocess.run(cmd, stdout=None, stderr=subprocess.PIPE, text=True,
+                           timeout=args.bench_timeout)
+    except subprocess.TimeoutExpired as exc:
+        r = subprocess.CompletedProcess(cmd, 124, None, (exc.stderr or b"").decode()
+                                        if isinstance(exc.stderr, bytes) else (exc.stderr or ""))
+        r.stderr += f"\nssd-bench: error: stopped after {args.bench_timeout} s (--bench-timeout)"
     result = json.load(open(out)) if os.path.exists(out) else {}
     rows = result.get("rows", [])
     for row in rows:
@@ -509,7 +516,11 @@ def main():
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--check-heads", type=int, default=8, help="heads checked where b*L > 16K")
     ap.add_argument("--bench-check-heads", type=int, default=2)
-    ap.add_argument("--bench-check-tokens", type=int, default=0, help="0: whole sequence and final states")
+    ap.add_argument("--bench-check-tokens", type=int, default=2048,
+                    help="tokens ssd-bench checks per run (0: the whole sequence and the final "
+                         "states, minutes of host time at 128K)")
+    ap.add_argument("--bench-timeout", type=int, default=240,
+                    help="seconds ssd-bench may run; the rows measured by then are kept")
     ap.add_argument("--cache", default=os.path.join(HERE, ".cache"))
     ap.add_argument("--commit")
     ap.add_argument("--out", default=os.environ.get("OUT") or os.path.join(ROOT, "bench", "results"))
