@@ -206,12 +206,13 @@ LogicalResult Analyzer::collectTensors() {
   addBuffer("states", p.chunkState.getStates(), {"b", "nc", "h", "p", "n"},
             true);
   addBuffer("prev_states", sp.getOut(), {"b", "nc", "h", "p", "n"}, true);
-  // Varlen final states without initial states: s from cu_seqlens.
+  // Varlen final states without initial states: their rows from
+  // cu_seqlens, as an expression (a bare "s" in an output's shape would bind
+  // it, so it cannot also be derived).
   if (varlen && !sBound)
     for (BufferSpec &s : p.buffers)
-      if (s.name == "final_states" && s.shape[0] == "s") {
-        p.derived.push_back({"s", "s1 - 1"});
-      }
+      if (s.name == "final_states" && s.shape[0] == "s")
+        s.shape[0] = "s1 - 1";
   return success();
 }
 

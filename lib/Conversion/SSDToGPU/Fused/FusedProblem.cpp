@@ -161,8 +161,13 @@ LogicalResult FusedAnalyzer::collectTensors() {
   for (BufferSpec &s : p.buffers)
     if (s.name == "cu_seqlens" && sBound && s.shape[0] == "s1")
       s.shape[0] = "s + 1";
-  if (varlen && !sBound && p.find("final_states")->shape[0] == "s")
-    p.derived.push_back({"s", "s1 - 1"});
+  // Without initial_states nothing but cu_seqlens binds the sequence count:
+  // final_states' rows are the expression (a bare "s" in an output's shape
+  // would bind it, so it cannot also be derived).
+  if (varlen && !sBound)
+    for (BufferSpec &s : p.buffers)
+      if (s.name == "final_states" && s.shape[0] == "s")
+        s.shape[0] = "s1 - 1";
   return success();
 }
 
