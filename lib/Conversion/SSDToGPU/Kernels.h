@@ -67,6 +67,15 @@ struct SSDProblem {
   bool useMma = false;
 };
 
+/// The largest headdim and dstate the GPU kernels take (models use up to
+/// 128 and 256).
+inline constexpr int64_t kMaxHeadDim = 256;
+inline constexpr int64_t kMaxDState = 256;
+
+/// Why the GPU kernels cannot take the problem's static sizes (chunk size,
+/// headdim, dstate), naming the size and the limit; empty when they can.
+std::string unsupportedSizes(const SSDProblem &p);
+
 /// Reads the problem off the module's single function, or emits an error
 /// on the offending op and fails.
 mlir::FailureOr<SSDProblem> analyzeProblem(mlir::ModuleOp module);

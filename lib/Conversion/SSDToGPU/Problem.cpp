@@ -290,7 +290,7 @@ LogicalResult Analyzer::run() {
   p.dtHigh = hi;
   if (const BufferSpec *d = p.find("D"))
     p.perChannelD = d->type.getRank() == 2;
-  if (std::string why = unsupportedChunkSize(p.chunk); !why.empty())
+  if (std::string why = unsupportedSizes(p); !why.empty())
     return fail(p.chunkScan, "cannot be lowered to the GPU: " + why);
   describeSymbols();
   return success();
@@ -304,6 +304,22 @@ std::string unsupportedChunkSize(int64_t chunk) {
     return "chunk size " + std::to_string(chunk) + " is below 16";
   if (chunk > 1024)
     return "chunk size " + std::to_string(chunk) + " is above 1024";
+  return "";
+}
+
+std::string unsupportedSizes(const SSDProblem &p) {
+  if (std::string why = unsupportedChunkSize(p.chunk); !why.empty())
+    return why;
+  // The kernels unroll their tiles over headdim and dstate at compile time:
+  // past these the code (and ptxas's time) grows without bound.
+  auto above = [](const char *name, int64_t size, int64_t limit) {
+    return std::string(name) + " " + std::to_string(size) + " is above " +
+           std::to_string(limit);
+  };
+  if (p.headDim > kMaxHeadDim)
+    return above("headdim", p.headDim, kMaxHeadDim);
+  if (p.state > kMaxDState)
+    return above("dstate", p.state, kMaxDState);
   return "";
 }
 

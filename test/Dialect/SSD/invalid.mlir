@@ -512,3 +512,28 @@ func.func @f(%x: tensor<2x64x4x8xf32>, %dt: tensor<2x64x4xf32>, %A: tensor<4xf32
   %y, %fs = ssd.fused x(%x : tensor<2x64x4x8xf32>) dt(%dt : tensor<2x64x4xf32>) A(%A : tensor<4xf32>) B(%B : tensor<2x64x3x16xf32>) C(%C : tensor<2x64x3x16xf32>) {chunk_size = 32 : i64} -> tensor<2x64x4x8xf32>, tensor<2x4x8x16xf32>
   return
 }
+
+// -----
+
+// Zero sizes the kernels specialise on are refused with their source.
+func.func @f(%x: tensor<1x64x2x0xf32>, %dt: tensor<1x64x2xf32>, %A: tensor<2xf32>, %B: tensor<1x64x1x16xf32>, %C: tensor<1x64x1x16xf32>) {
+  // expected-error @+1 {{headdim (p) must be at least 1, got 0 (from operand 'x')}}
+  %y, %fs = ssd.combined x(%x : tensor<1x64x2x0xf32>) dt(%dt : tensor<1x64x2xf32>) A(%A : tensor<2xf32>) B(%B : tensor<1x64x1x16xf32>) C(%C : tensor<1x64x1x16xf32>) {chunk_size = 16 : i64} -> tensor<1x64x2x0xf32>, tensor<1x2x0x16xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x64x2x16xf32>, %dt: tensor<1x64x2xf32>, %A: tensor<2xf32>, %B: tensor<1x64x1x0xf32>, %C: tensor<1x64x1x0xf32>) {
+  // expected-error @+1 {{dstate (n) must be at least 1, got 0 (from operand 'B')}}
+  %y, %fs = ssd.fused x(%x : tensor<1x64x2x16xf32>) dt(%dt : tensor<1x64x2xf32>) A(%A : tensor<2xf32>) B(%B : tensor<1x64x1x0xf32>) C(%C : tensor<1x64x1x0xf32>) {chunk_size = 16 : i64} -> tensor<1x64x2x16xf32>, tensor<1x2x16x0xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x64x0x16xf32>, %dt: tensor<1x64x0xf32>, %A: tensor<0xf32>, %B: tensor<1x64x1x16xf32>, %C: tensor<1x64x1x16xf32>) {
+  // expected-error @+1 {{nheads (h) must be at least 1, got 0 (from operand 'x')}}
+  %y, %fs = ssd.combined x(%x : tensor<1x64x0x16xf32>) dt(%dt : tensor<1x64x0xf32>) A(%A : tensor<0xf32>) B(%B : tensor<1x64x1x16xf32>) C(%C : tensor<1x64x1x16xf32>) {chunk_size = 16 : i64} -> tensor<1x64x0x16xf32>, tensor<1x0x16x16xf32>
+  return
+}

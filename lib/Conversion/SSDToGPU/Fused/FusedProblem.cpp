@@ -186,7 +186,7 @@ LogicalResult FusedAnalyzer::readSizes(int64_t defaultPBlock) {
   p.groups = bType.getDimSize(2);
   p.state = bType.getDimSize(3);
   p.chunk = static_cast<int64_t>(op.getChunkSize());
-  if (std::string why = unsupportedChunkSize(p.chunk); !why.empty())
+  if (std::string why = unsupportedSizes(p); !why.empty())
     return fail(op, Twine("cannot be lowered by ") + kPass + ": " + why);
   p.elementType = x.getElementType();
   p.stateType = op.getStateElementType();

@@ -125,6 +125,19 @@ int64_t ssd::expectedNumChunks(int64_t seqLen, int64_t chunkSize,
 }
 
 LogicalResult ShapeBinder::verifyRelations(bool varlen) {
+  // The sizes kernels specialise on: a zero one leaves nothing to compute
+  // and no tile to divide by.
+  for (auto [dim, name] :
+       {std::pair{Dim::Heads, "nheads"}, std::pair{Dim::HeadDim, "headdim"},
+        std::pair{Dim::Groups, "ngroups"}, std::pair{Dim::State, "dstate"}}) {
+    std::optional<int64_t> size = get(dim);
+    if (size && *size < 1)
+      return op->emitOpError()
+             << name << " (" << dimName(dim) << ") must be at least 1, got "
+             << *size
+             << " (from " << bindings[static_cast<unsigned>(dim)].source
+             << ")";
+  }
   std::optional<int64_t> heads = get(Dim::Heads), groups = get(Dim::Groups);
   if (heads && groups && (*groups <= 0 || *heads % *groups != 0))
     return op->emitOpError()
