@@ -15,6 +15,14 @@ std::optional<std::vector<uint8_t>> ssd::readBinaryFile(const std::string &path,
     error = "cannot read: Is a directory";
     return std::nullopt;
   }
+  // A device (/dev/zero) never ends and a FIFO can block forever: only
+  // regular files (symbolic links followed) are read.
+  std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) &&
+      !std::filesystem::is_regular_file(status)) {
+    error = "cannot read: not a regular file";
+    return std::nullopt;
+  }
   std::FILE *file = std::fopen(path.c_str(), "rb");
   if (!file) {
     error = std::string("cannot read: ") + std::strerror(errno);

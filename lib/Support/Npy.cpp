@@ -131,6 +131,10 @@ public:
       SSD_RT_RETURN_IF_ERROR(parseString(key));
       if (!consume(':'))
         return fail("expected ':' after key '" + key + "'");
+      if ((key == "descr" && haveDescr) ||
+          (key == "fortran_order" && haveOrder) ||
+          (key == "shape" && haveShape))
+        return fail("duplicate key '" + key + "'");
       if (key == "descr") {
         SSD_RT_RETURN_IF_ERROR(parseString(header.descr));
         haveDescr = true;

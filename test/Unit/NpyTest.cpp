@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 
 #include <cstring>
+#include <sys/stat.h>
 
 using namespace ssd;
 using ::testing::HasSubstr;
@@ -162,6 +163,10 @@ TEST(Npy, MalformedHeaders) {
                                 "'shape': (99999999999, 99999999999, 99999999999)}",
                                 four)),
               HasSubstr("too large"));
+  EXPECT_THAT(parseError(rawNpy("{'descr': '<f4', 'fortran_order': False, "
+                                "'shape': (1,), 'descr': '<f8'}",
+                                four)),
+              HasSubstr("duplicate key 'descr'"));
   std::vector<uint8_t> version = serializeNpy(NpyDType::F32, {1}, four);
   version[6] = 9;
   EXPECT_THAT(parseError(version), HasSubstr("unsupported .npy format version 9.0"));
@@ -172,6 +177,19 @@ TEST(Npy, MissingFileNamesThePath) {
   ASSERT_FALSE(array.ok());
   EXPECT_THAT(array.message(),
               HasSubstr("/nonexistent/dir/q.npy: cannot read"));
+}
+
+TEST(Npy, RefusesFilesThatAreNotRegular) {
+  // /dev/zero would be read until memory runs out; a FIFO would block.
+  ssd::rt::Expected<NpyArray> device = readNpy("/dev/zero");
+  ASSERT_FALSE(device.ok());
+  EXPECT_THAT(device.message(), HasSubstr("/dev/zero: cannot read: not a regular file"));
+  test::TempDir dir;
+  std::string fifo = dir.file("pipe.npy");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  ssd::rt::Expected<NpyArray> pipe = readNpy(fifo);
+  ASSERT_FALSE(pipe.ok());
+  EXPECT_THAT(pipe.message(), HasSubstr("not a regular file"));
 }
 
 TEST(Npy, WritesFileThatReadsBackByteForByte) {

@@ -2,6 +2,7 @@
 #include "Options.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 using namespace ssd;
 using ssd::rt::Expected;
@@ -161,5 +162,12 @@ ssd::parseRunOptions(const std::vector<std::string> &args) {
     return usageError("--emit-mlir and --emit-lowered are exclusive");
   if (!options.artifactDir.empty() && options.backend != "gpu")
     return usageError("--artifact needs --backend gpu");
+  // Writing into the case folder would replace its expected outputs.
+  std::error_code ec;
+  if (!options.outDir.empty() &&
+      std::filesystem::equivalent(options.outDir, options.caseDir, ec))
+    return usageError("--out " + options.outDir +
+                      ": is the case folder; y.npy and final_states.npy there "
+                      "are the expected outputs");
   return options;
 }
