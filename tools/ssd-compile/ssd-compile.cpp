@@ -24,6 +24,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <cmath>
 
 using namespace ssd;
 using llvm::StringRef;
@@ -153,6 +154,15 @@ std::optional<std::string> parseArgs(int argc, char **argv, Options &o) {
       bad |= hiText.empty() || *end;
       if (bad)
         return "--dt-limit: '" + value + "' is not LO,HI";
+      // Values past the double range parse as +-inf; only HI may be inf.
+      bool hiIsInf = hi.trim().equals_insensitive("inf") ||
+                     hi.trim().equals_insensitive("+inf");
+      if (!std::isfinite(o.spec.dtLimitLo) ||
+          (!std::isfinite(o.spec.dtLimitHi) && !hiIsInf))
+        return "--dt-limit: '" + value +
+               "' is out of range (LO finite, HI finite or inf)";
+      if (o.spec.dtLimitLo > o.spec.dtLimitHi)
+        return "--dt-limit: LO " + loText + " exceeds HI " + hiText;
       o.spec.add("dt_limit");
       o.haveLayerFlags = true;
     } else if (flag == "--target") {

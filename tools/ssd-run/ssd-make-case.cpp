@@ -58,6 +58,10 @@ static cl::opt<bool>
     noExpected("no-expected", cl::desc("do not write y.npy, final_states.npy"),
                cl::cat(caseCategory));
 
+/// The most elements one tensor of a generated case may hold (1 GiB of
+/// float32).
+static constexpr int64_t kMaxCaseElements = int64_t(1) << 28;
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "ssd-make-case: error: " << message << "\n";
   return 2;
@@ -66,7 +70,12 @@ static int fail(const llvm::Twine &message) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(caseCategory);
-  cl::ParseCommandLineOptions(argc, argv, "write a random SSD case folder\n");
+  // Flag errors exit with 2, as in ssd-run and ssd-compile (cl's own exit
+  // status would be 1).
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "write a random SSD case folder\n",
+                                   &llvm::errs()))
+    return 2;
 
   RandomCaseOptions o;
   o.batch = batch;
@@ -111,6 +120,23 @@ int main(int argc, char **argv) {
   if (o.batch <= 0 || o.seqlen <= 0 || o.nheads <= 0 || o.headdim <= 0 ||
       o.ngroups <= 0 || o.dstate <= 0)
     return fail("sizes must be positive");
+  // The case is built in memory: refuse sizes whose tensors cannot be, with
+  // the tensor and its element count, instead of failing an allocation.
+  for (auto [tensor, dims] :
+       {std::pair{"x", std::vector<int64_t>{o.batch, o.seqlen, o.nheads,
+                                            o.headdim}},
+        std::pair{"B", std::vector<int64_t>{o.batch, o.seqlen, o.ngroups,
+                                            o.dstate}},
+        std::pair{"final_states", std::vector<int64_t>{o.batch, o.nheads,
+                                                       o.headdim, o.dstate}}}) {
+    int64_t elements = 1;
+    for (int64_t d : dims)
+      if (__builtin_mul_overflow(elements, d, &elements) ||
+          elements > kMaxCaseElements)
+        return fail(llvm::Twine("sizes too large: ") + tensor +
+                    " would hold more than " + llvm::Twine(kMaxCaseElements) +
+                    " elements");
+  }
   SSDCase c = makeRandomCase(o);
   c.name = name;
   c.note = "random case written by ssd-make-case (seed " +
