@@ -24,23 +24,33 @@ static CompileError compilerError(std::string message) {
   return {std::move(message), false};
 }
 
-/// Writes `bytes` to `path` through a temporary file renamed into place, so
-/// a failed run leaves no half-written artifact file.
-static std::optional<CompileError> writeFile(const std::string &path,
-                                             llvm::StringRef bytes) {
-  std::string temporary = path + ".tmp";
-  {
+/// Writes the artifact's files: every one to a temporary first, then all
+/// renamed into place, so a failed run leaves neither a half-written file
+/// nor a cubin without its manifest (temporaries are removed on failure).
+static std::optional<CompileError>
+writeFiles(llvm::ArrayRef<std::pair<std::string, llvm::StringRef>> files) {
+  std::vector<std::string> temporaries;
+  auto failWith = [&](std::string message) {
+    for (const std::string &t : temporaries)
+      llvm::sys::fs::remove(t);
+    return usage(std::move(message));
+  };
+  for (const auto &[path, bytes] : files) {
+    std::string temporary = path + ".tmp";
+    temporaries.push_back(temporary);
     std::error_code ec;
     llvm::raw_fd_ostream os(temporary, ec);
     if (ec)
-      return usage(temporary + ": cannot write: " + ec.message());
+      return failWith(temporary + ": cannot write: " + ec.message());
     os << bytes;
     os.close();
     if (os.has_error())
-      return usage(temporary + ": write failed: " + os.error().message());
+      return failWith(temporary + ": write failed: " + os.error().message());
   }
-  if (std::error_code ec = llvm::sys::fs::rename(temporary, path))
-    return usage(path + ": cannot write: " + ec.message());
+  for (size_t i = 0; i < files.size(); ++i)
+    if (std::error_code ec =
+            llvm::sys::fs::rename(temporaries[i], files[i].first))
+      return failWith(files[i].first + ": cannot write: " + ec.message());
   return std::nullopt;
 }
 
@@ -124,10 +134,9 @@ ssd::compileModule(ModuleOp module, std::optional<LayerSpec> spec,
   llvm::SmallString<256> cubinPath(outDir), manifestPath(outDir);
   llvm::sys::path::append(cubinPath, "kernels.cubin");
   llvm::sys::path::append(manifestPath, "manifest.json");
-  if (auto err = writeFile(std::string(cubinPath),
-                           llvm::StringRef(cubin->data(), cubin->size())))
-    return err;
-  return writeFile(std::string(manifestPath), *manifest);
+  return writeFiles(
+      {{std::string(cubinPath), llvm::StringRef(cubin->data(), cubin->size())},
+       {std::string(manifestPath), *manifest}});
 }
 
 std::optional<CompileError> ssd::compileLayer(const LayerSpec &spec,

@@ -462,22 +462,31 @@ Status ssd::writeCase(const SSDCase &c, const std::string &dir) {
   text += " \"dt_limit\": [" + jsonNumber(c.dtLimitLo) + ", " + hi + "],\n";
   text += " \"inputs\": " + jsonList(c.inputNames()) + ",\n";
   text += " \"outputs\": " + jsonList(outputs) + "\n}\n";
-  std::string json = joinPath(dir, "case.json");
-  std::string error;
-  if (!writeBinaryFile(json, std::vector<uint8_t>(text.begin(), text.end()),
-                       error))
-    return caseError(json, error);
-
+  // The folder's files are written as one: a failure leaves none of them.
+  FileBatch files;
+  files.add(joinPath(dir, "case.json"),
+            std::vector<uint8_t>(text.begin(), text.end()));
+  auto addNpy = [&](const std::string &name, const auto &t) -> Status {
+    std::string path = npyPath(dir, name);
+    auto bytes = encodeNpy(path, t.shape, t.data);
+    if (!bytes.ok())
+      return bytes.status();
+    files.add(path, bytes.take());
+    return Status::success();
+  };
   for (const std::string &name : kInputNames) {
     if (const FloatTensor *t = floatInput(c, name); t && t->present())
-      SSD_RT_RETURN_IF_ERROR(writeNpy(npyPath(dir, name), t->shape, t->data));
+      SSD_RT_RETURN_IF_ERROR(addNpy(name, *t));
     else if (const IntTensor *t = intInput(c, name); t && t->present())
-      SSD_RT_RETURN_IF_ERROR(writeNpy(npyPath(dir, name), t->shape, t->data));
+      SSD_RT_RETURN_IF_ERROR(addNpy(name, *t));
   }
   for (auto [name, t] :
        {std::pair<const char *, const FloatTensor *>{"y", &c.expectedY},
         {"final_states", &c.expectedFinalStates}})
     if (t->present())
-      SSD_RT_RETURN_IF_ERROR(writeNpy(npyPath(dir, name), t->shape, t->data));
+      SSD_RT_RETURN_IF_ERROR(addNpy(name, *t));
+  std::string failed, error;
+  if (!files.commit(failed, error))
+    return caseError(failed, error);
   return Status::success();
 }

@@ -341,27 +341,63 @@ std::vector<uint8_t> ssd::serializeNpy(NpyDType dtype,
 }
 
 template <typename T>
-static Status writeTyped(const std::string &path, NpyDType dtype,
-                         const std::vector<int64_t> &shape,
-                         const std::vector<T> &data) {
+static Expected<std::vector<uint8_t>>
+encodeTyped(const std::string &path, NpyDType dtype,
+            const std::vector<int64_t> &shape, const std::vector<T> &data) {
   if (shapeNumElements(shape) != static_cast<int64_t>(data.size()))
     return fileError(path, "internal error: " + std::to_string(data.size()) +
                                " values do not fill shape " + formatShape(shape));
   std::vector<uint8_t> bytes(data.size() * sizeof(T));
   for (size_t i = 0; i < data.size(); ++i)
     storeLittleEndian(&bytes[i * sizeof(T)], data[i]);
+  return serializeNpy(dtype, shape, bytes);
+}
+
+Expected<std::vector<uint8_t>> ssd::encodeNpy(const std::string &path,
+                                              const std::vector<int64_t> &shape,
+                                              const std::vector<float> &data) {
+  return encodeTyped(path, NpyDType::F32, shape, data);
+}
+
+Expected<std::vector<uint8_t>> ssd::encodeNpy(const std::string &path,
+                                              const std::vector<int64_t> &shape,
+                                              const std::vector<int32_t> &data) {
+  return encodeTyped(path, NpyDType::I32, shape, data);
+}
+
+Status ssd::writeNpyFiles(const std::vector<NpyOutput> &outputs) {
+  FileBatch files;
+  for (const NpyOutput &o : outputs) {
+    Expected<std::vector<uint8_t>> bytes = encodeNpy(o.path, o.shape, *o.data);
+    if (!bytes.ok())
+      return bytes.status();
+    files.add(o.path, bytes.take());
+  }
+  std::string failed, error;
+  if (!files.commit(failed, error))
+    return fileError(failed, error);
+  return Status::success();
+}
+
+template <typename T>
+static Status writeTyped(const std::string &path,
+                         const std::vector<int64_t> &shape,
+                         const std::vector<T> &data) {
+  Expected<std::vector<uint8_t>> bytes = encodeNpy(path, shape, data);
+  if (!bytes.ok())
+    return bytes.status();
   std::string error;
-  if (!writeBinaryFile(path, serializeNpy(dtype, shape, bytes), error))
+  if (!writeBinaryFile(path, *bytes, error))
     return fileError(path, error);
   return Status::success();
 }
 
 Status ssd::writeNpy(const std::string &path, const std::vector<int64_t> &shape,
                      const std::vector<float> &data) {
-  return writeTyped(path, NpyDType::F32, shape, data);
+  return writeTyped(path, shape, data);
 }
 
 Status ssd::writeNpy(const std::string &path, const std::vector<int64_t> &shape,
                      const std::vector<int32_t> &data) {
-  return writeTyped(path, NpyDType::I32, shape, data);
+  return writeTyped(path, shape, data);
 }

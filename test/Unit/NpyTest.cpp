@@ -192,6 +192,23 @@ TEST(Npy, RefusesFilesThatAreNotRegular) {
   EXPECT_THAT(pipe.message(), HasSubstr("not a regular file"));
 }
 
+TEST(Npy, WritesSeveralFilesAllOrNone) {
+  test::TempDir dir;
+  std::vector<float> values = {1, 2, 3, 4};
+  std::vector<NpyOutput> ok = {{dir.file("a.npy"), {4}, &values},
+                               {dir.file("b.npy"), {2, 2}, &values}};
+  ASSERT_EQ(test::errorMessage(writeNpyFiles(ok)), "");
+  EXPECT_TRUE(readNpy(dir.file("b.npy")).ok());
+  // The second file cannot be written: the first is not left behind either,
+  // nor any temporary.
+  std::vector<NpyOutput> broken = {{dir.file("c.npy"), {4}, &values},
+                                   {dir.file("missing/d.npy"), {4}, &values}};
+  EXPECT_THAT(test::errorMessage(writeNpyFiles(broken)),
+              HasSubstr("missing/d.npy"));
+  EXPECT_FALSE(readNpy(dir.file("c.npy")).ok());
+  EXPECT_FALSE(readNpy(dir.file("c.npy.tmp")).ok());
+}
+
 TEST(Npy, WritesFileThatReadsBackByteForByte) {
   test::TempDir dir;
   std::vector<uint8_t> bytes = serializeNpy(NpyDType::F32, {3}, std::vector<uint8_t>(12, 1));

@@ -58,8 +58,10 @@ Status writeOutputs(const SSDCase &c, const RunOutputs &out,
   std::filesystem::create_directories(dir, ec);
   if (ec)
     return Status::error(dir + ": cannot create directory: " + ec.message());
-  SSD_RT_RETURN_IF_ERROR(writeNpy(dir + "/y.npy", c.tokenShape(), out.y));
-  return writeNpy(dir + "/final_states.npy", c.stateShape(), out.finalStates);
+  // Both files or neither.
+  return writeNpyFiles({{dir + "/y.npy", c.tokenShape(), &out.y},
+                        {dir + "/final_states.npy", c.stateShape(),
+                         &out.finalStates}});
 }
 
 /// Prints one line per expected output; returns whether all are in bounds.

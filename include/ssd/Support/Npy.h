@@ -64,6 +64,24 @@ std::vector<uint8_t> serializeNpy(NpyDType dtype,
                                   const std::vector<uint8_t> &bytes);
 
 /// Writes a float32 (or int32) `.npy` file; the data size must match `shape`.
+/// One float32 array for writeNpyFiles.
+struct NpyOutput {
+  std::string path;
+  std::vector<int64_t> shape;
+  const std::vector<float> *data = nullptr;
+};
+/// Writes the arrays as one: each to a temporary, then all renamed into
+/// place; on failure none of them is left behind.
+rt::Status writeNpyFiles(const std::vector<NpyOutput> &outputs);
+
+/// The bytes of the .npy file `path` would hold (for writing several files
+/// as one); fails when `data` does not fill `shape`.
+rt::Expected<std::vector<uint8_t>> encodeNpy(const std::string &path,
+                                             const std::vector<int64_t> &shape,
+                                             const std::vector<float> &data);
+rt::Expected<std::vector<uint8_t>> encodeNpy(const std::string &path,
+                                             const std::vector<int64_t> &shape,
+                                             const std::vector<int32_t> &data);
 rt::Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
                     const std::vector<float> &data);
 rt::Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
