@@ -26,6 +26,11 @@ constexpr llvm::StringLiteral kUnfusedAttr = "ssd.unfused";
 bool fuseOneChunkLoop(mlir::RewriterBase &rewriter, mlir::func::FuncOp func,
                       bool parallel);
 
+/// Whether some loop of `op` has a static trip count of zero: it does no
+/// work, and tiling it would divide by that zero, so the CPU code
+/// generation leaves it as it is.
+bool hasEmptyLoop(mlir::linalg::LinalgOp op);
+
 /// Distributes the outermost non-unit parallel loop of `op` over an
 /// scf.forall; returns the op inside it (or `op`).
 mlir::linalg::LinalgOp distribute(mlir::RewriterBase &rewriter,

@@ -32,10 +32,14 @@ bool insideLoop(Operation *op) {
 /// scatter, the head loop of a state-passing step), so that the iterations
 /// can run on several threads. Returns the op to tile further: the one
 /// inside the forall, or `op` itself.
+bool ssd::cpu::hasEmptyLoop(linalg::LinalgOp op) {
+  return llvm::is_contained(op.getStaticLoopRanges(), 0);
+}
+
 linalg::LinalgOp ssd::cpu::distribute(RewriterBase &rewriter,
                                       linalg::LinalgOp op) {
   // Already in a parallel chunk loop: one level of threads is enough.
-  if (op->getParentOfType<scf::ForallOp>())
+  if (op->getParentOfType<scf::ForallOp>() || hasEmptyLoop(op))
     return op;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
@@ -81,6 +85,10 @@ bool ssd::cpu::fuseOneChunkLoop(RewriterBase &rewriter, func::FuncOp func,
   });
   if (!root)
     return false;
+  if (hasEmptyLoop(root)) {
+    root->setAttr(kUnfusedAttr, rewriter.getUnitAttr());
+    return true;
+  }
   // Every batch dimension (batch row, chunk, group, and the head where both
   // operands depend on it) is tiled by 1.
   FailureOr<linalg::ContractionDimensions> dims =

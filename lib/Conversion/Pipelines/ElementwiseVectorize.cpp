@@ -58,7 +58,7 @@ void ssd::cpu::tileAndVectorizeElementwise(RewriterBase &rewriter,
                                            int64_t width) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty() || ShapedType::isDynamic(ranges.back()) ||
-      !hasVectorizableExtracts(op))
+      hasEmptyLoop(op) || !hasVectorizableExtracts(op))
     return;
   int64_t inner = std::min(width, ranges.back());
   if (ranges.back() % inner != 0)

@@ -154,6 +154,8 @@ void boundCausalReduction(RewriterBase &rewriter, scf::SCFTilingResult &tiled,
 void ssd::cpu::tileContractionToRegisters(RewriterBase &rewriter,
                                           linalg::LinalgOp op, int64_t m,
                                           int64_t n, int64_t k) {
+  if (hasEmptyLoop(op))
+    return;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   FailureOr<SmallVector<int64_t>> tiles = registerTile(op, m, n, k);
