@@ -2,6 +2,7 @@
 # Precompiles, where MLIR is installed, everything scripts/device/run-gpu-suite.sh
 # runs on the GPU machine (which has no MLIR), into one folder to carry there:
 #   OUT_DIR/golden/<case>/              the golden cases (../shared does not travel)
+#                                      and the generated extra cases (x01_positive_A)
 #   OUT_DIR/golden-art/<variant>/<case>-q<Q>-<dtype>/   one artifact per
 #                                      variant (unfused, fused, fused-segment: the fused
 #                                      kernel with its state chain by segments,
@@ -82,7 +83,15 @@ compile_one() { # compile_one VARIANT DIR FLAGS...
   fi
 }
 
-for case in "$golden"/*/; do
+# Cases the golden set lacks, generated with the project's reference:
+# x01_positive_A (A dt > 0: the state grows; the kernels must not clamp).
+extra=$out/extra-cases
+mkdir -p "$extra"
+"$build/bin/ssd-make-case" -o "$extra/x01_positive_A" --name x01_positive_A --batch 2 \
+  --seqlen 300 --nheads 4 --headdim 16 --dstate 16 --ngroups 2 --features D,z,initial_states \
+  --a-range 0.02,0.1 --dt-range 0.01,0.1 --seed 7 || { echo "FAIL: x01_positive_A"; status=1; }
+
+for case in "$golden"/*/ "$extra"/*/; do
   name=$(basename "$case")
   [ -f "$case/case.json" ] || continue
   cp -r "$case" "$out/golden/$name"

@@ -18,7 +18,7 @@ namespace gpu_lowering {
 namespace {
 
 /// Stages the chunk's dA_cumsum and dt, and the per-row scale of the state
-/// term: exp(min(dA_i, 0)), zero for padding rows and (seq_idx) for tokens
+/// term: exp(dA_i), zero for padding rows and (seq_idx) for tokens
 /// of a sequence other than the one running at the chunk start.
 void stageChunk(Emitter &e, const SSDProblem &p, KernelFunc &k, ScanTile &s,
                 int64_t rows) {

@@ -1,7 +1,7 @@
 //===- ChunkState.cpp - the ssd_chunk_state kernel -------------------------===//
 //
 // states[b,c,h] (p x n) = sum_l (x_l w_l) B_l^T over the chunk's tokens, with
-// w_l = exp(min(dA[Q-1] - dA[l], 0)) dt_l (zero for tokens of an earlier
+// w_l = exp(dA[Q-1] - dA[l]) dt_l (zero for tokens of an earlier
 // sequence with seq_idx). Grid (p-tiles * n-tiles, nc, b*h); the block first
 // stages w for the whole chunk in shared memory, then runs the tile product
 // with k = token.

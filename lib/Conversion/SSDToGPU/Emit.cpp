@@ -64,7 +64,7 @@ Value Emitter::exp(Value x) { return math::ExpOp::create(b, x); }
 Value Emitter::gtf(Value x, Value y) {
   return arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, x, y);
 }
-Value Emitter::decay(Value x) { return exp(minf(x, f32(0.0))); }
+Value Emitter::decay(Value x) { return exp(x); }
 Value Emitter::toF32(Value v) {
   if (v.getType().isF32() || !isa<FloatType>(v.getType()))
     return v;

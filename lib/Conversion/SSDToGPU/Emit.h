@@ -61,7 +61,10 @@ public:
   Value maxf(Value x, Value y);
   Value exp(Value x);
   Value gtf(Value x, Value y);
-  /// exp(min(x, 0)): decays never exceed one, exp(-inf) is 0.
+  /// exp(x), x a sum of A dt over a span of tokens: a decay (at most one)
+  /// when A dt <= 0, a growth when A dt > 0, exactly as the recurrence of
+  /// the semantics. Entries outside the causal triangle may overflow; every
+  /// use selects them away (never multiplies them by a zero mask).
   Value decay(Value x);
   Value toF32(Value v);
   Value fromF32(Value v, Type type);

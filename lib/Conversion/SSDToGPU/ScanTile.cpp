@@ -76,7 +76,7 @@ ScanOperands scanOperands(Emitter &e, const SSDProblem &p, const KernelFunc &k,
     Value iq = e.min(e.add(s.i0, row), e.idx(p.chunk - 1));
     return e.loadVector(cb, {s.batch, s.c, s.group, iq, j}, kVectorWidth);
   };
-  // CB[i,j] exp(min(dA_i - dA_j, 0)) dt_j on j <= i: one exp per element
+  // CB[i,j] exp(dA_i - dA_j) dt_j on j <= i: one exp per element
   // (a factored exp(dA_i) exp(-dA_j) can overflow).
   o.weights.convertVector = [&s, &e, &p](Value raw, Value j, Value row) {
     Value i = e.add(s.i0, row);

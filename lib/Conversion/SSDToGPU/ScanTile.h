@@ -4,7 +4,7 @@
 // p0..), shared by the unfused ssd_chunk_scan kernel and the fused chain
 // item. Its accumulator is fed by two tile products:
 //   1. inter-chunk: A(k=n, i) = C[i, n] scale_i,  B(k=n, col) = s_c[col, n]
-//   2. intra-chunk: A(k=j, i) = CB[i,j] exp(min(dA_i - dA_j, 0)) dt_j on
+//   2. intra-chunk: A(k=j, i) = CB[i,j] exp(dA_i - dA_j) dt_j on
 //      j <= i, B(k=j, col) = x[j, col], over j < min(i0 + T, len)
 // and its epilogue adds D x, applies the z gate and stores valid tokens.
 // The kernels differ only in where the state lives and how they stage the

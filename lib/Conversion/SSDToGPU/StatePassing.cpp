@@ -3,7 +3,7 @@
 // Sequential over chunks, parallel over state elements: grid
 // (ceil(p*n/256), h, b), one thread per (b, h, p, n) element carrying the f32
 // state s. For every chunk: prev_states[c] = s, then
-//   s = exp(min(dA[c, Q-1], 0)) s + states[c]
+//   s = exp(dA[c, Q-1]) s + states[c]
 // (carry 0 where seq_idx changes inside chunk c), final_states = s after the
 // last chunk. Varlen (b = 1) runs the chain once per sequence over its own
 // chunks, from its own initial state; a sequence without chunks keeps it.

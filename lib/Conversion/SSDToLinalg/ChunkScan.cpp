@@ -4,8 +4,8 @@
 //       + D x_i, then z gating. Built in chunk-major f32 tiles, heads split
 // into (g, h/g) so that C and CB are shared by the heads of a group:
 //   1. Y  = C_tiles . states^T            (contraction over n)
-//   2. Y *= exp(min(dA,0)) * [token of the sequence running at chunk start]
-//   3. W  = CB * exp(min(segsum,0)) * dt_j on j <= i, else 0
+//   2. Y *= exp(dA) * [token of the sequence running at chunk start]
+//   3. W  = CB * exp(segsum) * dt_j on j <= i, else 0
 //   4. Y += W . x_tiles                    (contraction over j)
 //   5. scatter back to (b,L,h,p): + D x, z gating, narrow to y's type.
 // Both products read their operands with the reduction dimension outermost
@@ -54,7 +54,7 @@ Value transposeStates(OpBuilder &b, Location loc, Value states) {
       .getResult(0);
 }
 
-/// scale[b,h,c,i] = exp(min(dA,0)), zero with seq_idx for tokens of a
+/// scale[b,h,c,i] = exp(dA), zero with seq_idx for tokens of a
 /// sequence other than the one running just before the chunk.
 Value stateScale(OpBuilder &rewriter, Location loc, const ChunkMap &map,
                  Value dA, Value seqIdx) {
@@ -78,7 +78,7 @@ Value stateScale(OpBuilder &rewriter, Location loc, const ChunkMap &map,
       .getResult(0);
 }
 
-/// W[b,c,g,hh,j,i] = CB[i,j] * exp(min(segsum[i,j], 0)) * dt[j] for j <= i,
+/// W[b,c,g,hh,j,i] = CB[i,j] * exp(segsum[i,j]) * dt[j] for j <= i,
 /// else 0, over loops (b,c,g,hh,j,i) so that W is written contiguously in
 /// the (j, i) layout the second product streams through. When segsum is
 /// ssd.segsum of this op's dA_cumsum, the difference dA[i] - dA[j] is taken
@@ -178,7 +178,7 @@ struct LowerChunkScan : OpConversionPattern<ChunkScanOp> {
         1, groups);
     y = scaleTokenRows(rewriter, loc, scale, y);
 
-    // 3. W[b,c,g,hh,j,i] = CB * exp(min(segsum, 0)) * dt_j on j <= i.
+    // 3. W[b,c,g,hh,j,i] = CB * exp(segsum) * dt_j on j <= i.
     Value w = decayWeights(rewriter, loc, op, adaptor, groups, yShape, q);
 
     // 4. Y[b,c,g,hh,i,p] += sum_j W[b,c,g,hh,j,i] * x[b,c,g,hh,j,p].

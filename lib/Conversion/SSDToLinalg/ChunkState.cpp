@@ -1,7 +1,7 @@
 //===- ChunkState.cpp - ssd.chunk_state to linalg -------------------------===//
 //
 // states[b,c,h,p,n] = sum_l x[l,h,p] w[b,h,c,l] B[l,g(h),n] with the token
-// weight w = exp(min(dA[Q-1] - dA[l], 0)) dt[l] (zero for tokens of an
+// weight w = exp(dA[Q-1] - dA[l]) dt[l] (zero for tokens of an
 // earlier sequence with seq_idx). Built as:
 //   1. w over (b,h,nc,Q);
 //   2. x gathered into chunk-major f32 tiles (b,nc,g,h/g,Q,p) and scaled by w;

@@ -67,8 +67,7 @@ Value fromF32(OpBuilder &b, Location loc, Value v, Type type) {
 }
 
 Value decayExp(OpBuilder &b, Location loc, Value x) {
-  Value clamped = arith::MinimumFOp::create(b, loc, x, f32Const(b, loc, 0.0));
-  return math::ExpOp::create(b, loc, clamped);
+  return math::ExpOp::create(b, loc, x);
 }
 
 AffineMap projectedMap(MLIRContext *ctx, unsigned numLoops,

@@ -50,8 +50,11 @@ Value zeroTensor(OpBuilder &b, Location loc, llvm::ArrayRef<OpFoldResult> shape,
 Value toF32(OpBuilder &b, Location loc, Value v);
 /// Converts an f32 value to `type` (truncation for f16/bf16).
 Value fromF32(OpBuilder &b, Location loc, Value v, Type type);
-/// exp(min(x, 0)): decays are never above one even when rounding makes a
-/// cumulative-sum difference slightly positive; exp(-inf) stays 0.
+/// exp(x), x a sum of A dt over a span of tokens: a decay when A dt <= 0, a
+/// growth when A dt > 0, exactly as the recurrence of the semantics (no
+/// clamp: a clamp at 0 silently computed A > 0 as A = 0). exp(-inf) is 0;
+/// entries outside the causal triangle are selected away, never multiplied
+/// by a zero mask, so their overflow cannot leak.
 Value decayExp(OpBuilder &b, Location loc, Value x);
 
 /// Identity / projected maps for linalg.generic: `dims` picks the loop

@@ -3,7 +3,7 @@
 // The recurrence over chunks is sequential, so it is an scf.for carrying the
 // running f32 state (b,h,p,n) and the result tensor. Each step stores the
 // state at the chunk start (narrowed to the state precision), then
-//   s = carry[b,h] * s + states[c],   carry = exp(min(dA_cumsum[c,Q-1], 0)),
+//   s = carry[b,h] * s + states[c],   carry = exp(dA_cumsum[c,Q-1]),
 // with carry = 0 where the state resets (seq_idx changes inside chunk c).
 // Varlen runs one such loop per sequence, over that sequence's chunks, from
 // its own initial state, and stores its final state after the last chunk.
@@ -81,7 +81,7 @@ Value storeChunk(OpBuilder &b, Location loc, Value value, Value chunked,
                                        w.sizes, w.strides);
 }
 
-/// carry[b,h] = exp(min(dA_cumsum[b,h,c,Q-1], 0)), or 0 where `reset[b]`.
+/// carry[b,h] = exp(dA_cumsum[b,h,c,Q-1]), or 0 where `reset[b]`.
 Value carryFactors(OpBuilder &b, Location loc, Value dA, Value c,
                    OpFoldResult rows, const StateShape &s, Value reset) {
   MLIRContext *ctx = b.getContext();

@@ -128,7 +128,7 @@ void stageChunk(FusedBuild &f, ChainItem &it) {
     e.store(e.loadF32(dt, {it.row, it.head, it.c, l}), it.sDt, {l});
   });
   e.barrier();
-  // w_l = exp(min(dA[Q-1] - dA[l], 0)) dt_l, zero past the chunk and (with
+  // w_l = exp(dA[Q-1] - dA[l]) dt_l, zero past the chunk and (with
   // seq_idx) for tokens of a sequence other than the chunk's last one.
   Value last = e.load(it.sDA, {e.idx(p.chunk - 1)});
   Value lastId;
@@ -300,7 +300,7 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
     startId = e.load(f.arg("seq_idx"), {it.row, tokenBefore(e, p, it.c)});
 
   e.forLoop(e.idx(0), r.len, e.idx(rows), [&](Value i0) {
-    // exp(min(dA_i, 0)) per row, zero past the chunk and (seq_idx) for
+    // exp(dA_i) per row, zero past the chunk and (seq_idx) for
     // tokens of a sequence other than the one running at the chunk start.
     e.forLoop(e.threadId(), e.idx(rows), e.idx(kThreads), [&](Value rr) {
       Value i = e.add(i0, rr);

@@ -64,7 +64,7 @@ void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
 /// (buffers allocated on first use, kept in `it`).
 void stageChunk(FusedBuild &f, ChainItem &it);
 
-/// The decay carried across chunk `c` of `row`: exp(min(lastDA, 0)) with
+/// The decay carried across chunk `c` of `row`: exp(lastDA) with
 /// lastDA its dA_cumsum at Q - 1, or zero where seq_idx changes inside the
 /// chunk.
 Value carryAcross(FusedBuild &f, Value row, Value c, Value lastDA);

@@ -50,7 +50,7 @@ struct SegmentWeights {
 };
 
 /// Stages the weights of the segment's tokens:
-///   w_l = exp(min(dA_c[Q-1] - dA_c[q], 0)) dt_c[q] prod_{c' > c} carry_c'
+///   w_l = exp(dA_c[Q-1] - dA_c[q]) dt_c[q] prod_{c' > c} carry_c'
 /// for token l = (c - c0) Q + q, zero past the segment and, with seq_idx,
 /// for tokens of a sequence other than the last of their chunk.
 SegmentWeights stageSegment(FusedBuild &f, const ChainItem &it, Value c0,
