@@ -71,7 +71,14 @@ LogicalResult checkSSDToLinalgLowerable(Operation *op) {
                               {"operand 'dA_cumsum'", op.getDACumsum(), {1, 3}},
                               {"result 'states'", op.getStates(), {2, 3, 4}}});
       })
-      .Case<StatePassingOp>([](StatePassingOp op) {
+      .Case<StatePassingOp>([](StatePassingOp op) -> LogicalResult {
+        // Its per-row state slices are inserted at static offsets, which a
+        // static empty batch makes invalid.
+        auto states = cast<RankedTensorType>(op.getStates().getType());
+        if (states.getDimSize(0) == 0)
+          return op.emitOpError()
+                 << "cannot be lowered to linalg: a static batch of 0 in "
+                    "operand 'states' (nothing to compute) is not supported";
         return requireStatic(
             op,
             {{"operand 'states'", op.getStates(), {2, 3, 4}},
