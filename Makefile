@@ -4,13 +4,13 @@ BUILD_DIR ?= build
 PYTHON ?= python3
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
 
-.PHONY: demo test deps build check-lit check-python check-runtime-only clean
+.PHONY: demo test deps build check-lit check-python check-runtime-only check-fuzz clean
 
 demo: build
 	./scripts/demo.sh
 
 test: build
-	$(MAKE) check-lit check-python check-runtime-only
+	$(MAKE) check-lit check-python check-runtime-only check-fuzz
 
 deps:
 	./scripts/install-deps.sh
@@ -31,6 +31,14 @@ check-runtime-only:
 	cmake -G Ninja -S . -B $(BUILD_DIR)/runtime-only -DCMAKE_BUILD_TYPE=Release -DSSD_BUILD_COMPILER=OFF
 	cmake --build $(BUILD_DIR)/runtime-only
 	ctest --test-dir $(BUILD_DIR)/runtime-only --output-on-failure
+
+# A bounded run of the mutation fuzzer over ssd-opt (parse, verify, every
+# pipeline): a fixed seed, so that CI reruns the same inputs; for a longer
+# exploring run: scripts/fuzz/fuzz_ssd_opt.py --seconds 3600 --seed N.
+FUZZ_INPUTS ?= 150
+check-fuzz:
+	$(PYTHON) scripts/fuzz/fuzz_ssd_opt.py --ssd-opt $(BUILD_DIR)/bin/ssd-opt \
+	  --inputs $(FUZZ_INPUTS) --seed 1 --crashes $(BUILD_DIR)/fuzz-crashes
 
 clean:
 	rm -rf $(BUILD_DIR)
