@@ -5,7 +5,8 @@
                     [--seed K] [--crashes DIR] [--jobs J]
 
 Each input is a seed module (a layer in the ssd dialect; the built-in ones
-cover the combined op with every optional operand, varlen and seq_idx) with
+cover the combined op with every optional operand, varlen and seq_idx, each
+also as the decomposed step ops and as ssd.fused) with
 a few mutations: tensor dimensions replaced by edge values (0, 1, 3, 257,
 2^31, 2^62, dynamic), element types swapped, attributes changed (chunk_size,
 dt_limit, p_block), operands dropped or duplicated, text truncated. Every
@@ -39,7 +40,7 @@ PIPELINES = [
 # Built-in seeds: small layers the mutations start from.
 SEEDS = [
     """func.func @layer(%x: tensor<1x?x4x16xbf16>, %dt: tensor<1x?x4xf32>, %A: tensor<4xf32>, %B: tensor<1x?x2x16xbf16>, %C: tensor<1x?x2x16xbf16>, %D: tensor<4xf32>, %z: tensor<1x?x4x16xbf16>, %db: tensor<4xf32>, %is: tensor<1x4x16x16xf32>) -> (tensor<1x?x4x16xbf16>, tensor<1x4x16x16xf32>) {
-  %y, %fs = ssd.combined x(%x : tensor<1x?x4x16xbf16>) dt(%dt : tensor<1x?x4xf32>) A(%A : tensor<4xf32>) B(%B : tensor<1x?x2x16xbf16>) C(%C : tensor<1x?x2x16xbf16>) D(%D : tensor<4xf32>) z(%z : tensor<1x?x4x16xbf16>) dt_bias(%db : tensor<4xf32>) initial_states(%is : tensor<1x4x16x16xf32>) {chunk_size = 32 : i64, dt_softplus, dt_limit = [0.0 : f64, 10.0 : f64]} -> tensor<1x?x4x16xbf16>, tensor<1x4x16x16xf32>
+  %y, %fs = ssd.combined x(%x : tensor<1x?x4x16xbf16>) dt(%dt : tensor<1x?x4xf32>) A(%A : tensor<4xf32>) B(%B : tensor<1x?x2x16xbf16>) C(%C : tensor<1x?x2x16xbf16>) D(%D : tensor<4xf32>) z(%z : tensor<1x?x4x16xbf16>) dt_bias(%db : tensor<4xf32>) initial_states(%is : tensor<1x4x16x16xf32>) {chunk_size = 32 : i64, dt_softplus, dt_limit = array<f64: 0.0, 10.0>} -> tensor<1x?x4x16xbf16>, tensor<1x4x16x16xf32>
   return %y, %fs : tensor<1x?x4x16xbf16>, tensor<1x4x16x16xf32>
 }
 """,
@@ -89,7 +90,7 @@ def mutate(text, rng):
             if rng.random() < 0.3:
                 text = text.replace("{chunk_size", "{p_block = %d : i64, chunk_size" % rng.choice([0, 1, 3, 8, 64]))
             if rng.random() < 0.3:
-                text = re.sub(r"dt_limit = \[[^\]]*\]", "dt_limit = [%s : f64, %s : f64]" % (
+                text = re.sub(r"dt_limit = array<f64: [^>]*>", "dt_limit = array<f64: %s, %s>" % (
                     rng.choice(["0.0", "-1.0", "5.0", "0x7FF8000000000000"]),
                     rng.choice(["1.0", "0.5", "0x7FF0000000000000"])), text)
         elif kind == 4:  # drop an optional operand of the op
@@ -133,6 +134,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ssd-opt", required=True)
     ap.add_argument("--seeds", nargs="*", default=[], help="more seed modules")
+    ap.add_argument("--check-seeds", action="store_true",
+                    help="only check that every seed verifies and lowers, then exit")
     ap.add_argument("--inputs", type=int, default=100)
     ap.add_argument("--seconds", type=float, default=0, help="run until this much time has passed instead")
     ap.add_argument("--seed", type=int, default=1)
@@ -142,6 +145,25 @@ def main():
     args = ap.parse_args()
 
     seeds = SEEDS + [open(p).read() for p in args.seeds]
+    # A seed the parser rejects would only fuzz the parser's error paths.
+    for i, seed in enumerate(seeds):
+        outcome, failure = run_one(args.ssd_opt, seed, args.timeout)
+        if outcome != "lowered":
+            print("fuzz_ssd_opt: seed %d is %s: %s" % (i, outcome, failure or "fix the seed"))
+            return 1
+    # The same layers as step ops and as ssd.fused, so that their verifiers
+    # and lowerings are fuzzed directly too.
+    for seed in list(seeds):
+        for passes in (["--ssd-decompose"], ["--ssd-decompose", "--ssd-fuse"]):
+            r = subprocess.run([args.ssd_opt, "-"] + passes, input=seed,
+                               capture_output=True, text=True, timeout=args.timeout)
+            if r.returncode != 0:
+                print("fuzz_ssd_opt: %s failed on a seed:\n%s" % (" ".join(passes), r.stderr))
+                return 1
+            seeds.append(r.stdout)
+    if args.check_seeds:
+        print("fuzz_ssd_opt: %d seeds verify and lower" % len(seeds))
+        return 0
     rng = random.Random(args.seed)
     import time
     start, done, failures = time.time(), 0, []
