@@ -3,6 +3,7 @@
 
 #include "ssd/Compile/Context.h"
 #include "ssd/Compile/LayerModule.h"
+#include "ssd/Support/FileBatch.h"
 
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
@@ -22,36 +23,6 @@ static constexpr llvm::StringLiteral kFusedPipeline = "ssd-gpu-fused-pipeline";
 static CompileError usage(std::string message) { return {std::move(message), true}; }
 static CompileError compilerError(std::string message) {
   return {std::move(message), false};
-}
-
-/// Writes the artifact's files: every one to a temporary first, then all
-/// renamed into place, so a failed run leaves neither a half-written file
-/// nor a cubin without its manifest (temporaries are removed on failure).
-static std::optional<CompileError>
-writeFiles(llvm::ArrayRef<std::pair<std::string, llvm::StringRef>> files) {
-  std::vector<std::string> temporaries;
-  auto failWith = [&](std::string message) {
-    for (const std::string &t : temporaries)
-      llvm::sys::fs::remove(t);
-    return usage(std::move(message));
-  };
-  for (const auto &[path, bytes] : files) {
-    std::string temporary = path + ".tmp";
-    temporaries.push_back(temporary);
-    std::error_code ec;
-    llvm::raw_fd_ostream os(temporary, ec);
-    if (ec)
-      return failWith(temporary + ": cannot write: " + ec.message());
-    os << bytes;
-    os.close();
-    if (os.has_error())
-      return failWith(temporary + ": write failed: " + os.error().message());
-  }
-  for (size_t i = 0; i < files.size(); ++i)
-    if (std::error_code ec =
-            llvm::sys::fs::rename(temporaries[i], files[i].first))
-      return failWith(files[i].first + ": cannot write: " + ec.message());
-  return std::nullopt;
 }
 
 static std::optional<CompileError> runPipeline(ModuleOp module,
@@ -134,9 +105,16 @@ ssd::compileModule(ModuleOp module, std::optional<LayerSpec> spec,
   llvm::SmallString<256> cubinPath(outDir), manifestPath(outDir);
   llvm::sys::path::append(cubinPath, "kernels.cubin");
   llvm::sys::path::append(manifestPath, "manifest.json");
-  return writeFiles(
-      {{std::string(cubinPath), llvm::StringRef(cubin->data(), cubin->size())},
-       {std::string(manifestPath), *manifest}});
+  // Both files or neither: no cubin without its manifest.
+  FileBatch files;
+  files.add(std::string(cubinPath),
+            std::vector<uint8_t>(cubin->begin(), cubin->end()));
+  files.add(std::string(manifestPath),
+            std::vector<uint8_t>(manifest->begin(), manifest->end()));
+  std::string failed;
+  if (!files.commit(failed, error))
+    return usage(failed + ": " + error);
+  return std::nullopt;
 }
 
 std::optional<CompileError> ssd::compileLayer(const LayerSpec &spec,

@@ -4,6 +4,7 @@
 #include "ssd/Support/Npy.h"
 
 #include "Format.h"
+#include "ssd/Support/FileBatch.h"
 
 #include "ssd/Runtime/Json.h"
 

@@ -2,6 +2,7 @@
 #include "ssd/Support/Npy.h"
 
 #include "Format.h"
+#include "ssd/Support/FileBatch.h"
 
 #include <cerrno>
 #include <cstdio>

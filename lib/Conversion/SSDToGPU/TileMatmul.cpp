@@ -245,10 +245,19 @@ SmallVector<int64_t> TileMatmul::residentShape(int64_t rows, int64_t k) const {
   return {1, rows, k + kResidentPad};
 }
 
+/// Indices of element (outer, inner) in core matrices of 8 x 8 elements,
+/// [outer/8][inner/8][outer%8][inner%8]: the inner dimension's eight
+/// elements are one 16-byte row of a core matrix.
+static SmallVector<Value> coreMatrixAt(Emitter &e, Value lead, Value outer,
+                                       Value inner) {
+  Value eight = e.idx(8);
+  return {lead, e.div(outer, eight), e.div(inner, eight), e.rem(outer, eight),
+          e.rem(inner, eight)};
+}
+
 SmallVector<Value> TileMatmul::residentAt(Value row, Value k) const {
   if (wgmma)
-    return {e.idx(0), e.div(row, e.idx(8)), e.div(k, e.idx(8)),
-            e.rem(row, e.idx(8)), e.rem(k, e.idx(8))};
+    return coreMatrixAt(e, e.idx(0), row, k);
   return {e.idx(0), row, k};
 }
 int64_t TileMatmul::outBytes() const { return tileM * (tileN + kOutPad) * 4; }
@@ -292,13 +301,9 @@ SmallVector<Value> TileMatmul::stagedAt(bool kContiguous, Value stage,
                                         Value kk, Value row) const {
   if (!wgmma)
     return {stage, kContiguous ? row : kk, kContiguous ? kk : row};
-  Value eight = e.idx(8);
-  if (kContiguous) // kk a multiple of 8
-    return {stage, e.div(row, eight), e.div(kk, eight), e.rem(row, eight),
-            e.idx(0)};
-  // row a multiple of 8
-  return {stage, e.div(kk, eight), e.div(row, eight), e.rem(kk, eight),
-          e.idx(0)};
+  // K-major: rows outside, k inside; MN-major: the other way round.
+  return kContiguous ? coreMatrixAt(e, stage, row, kk)
+                     : coreMatrixAt(e, stage, kk, row);
 }
 
 namespace {

@@ -121,75 +121,61 @@ void keepOnChip(FusedBuild &f, const ChainItem &it, Value rr, Value nn,
     e.store(v, it.sState, residentStateAt(f, rr, nn));
 }
 
-} // namespace
+/// The chunks [c0, c1) of segment k.
+struct Segment {
+  Value k, c0, c1, chunks;
+};
 
-void emitSegmentItem(FusedBuild &f, Value index) {
+/// A and B: the segment's end state from zero, folded into the chain under
+/// the turn; slot k stays on chip as the running state.
+void foldSegment(FusedBuild &f, ChainItem &it, const Segment &s, Value shared,
+                 bool vectors) {
   Emitter &e = f.e;
   const SSDProblem &p = f.p;
-  Type f32 = e.b.getF32Type();
-  ChainItem it;
-  it.pb = e.rem(index, e.idx(f.plan.pBlocks));
-  Value rest = e.div(index, e.idx(f.plan.pBlocks));
-  it.head = e.rem(rest, e.idx(p.heads));
-  rest = e.div(rest, e.idx(p.heads));
-  Value k = e.rem(rest, f.chainSteps);
-  it.row = e.div(rest, f.chainSteps);
-  it.group = e.div(it.head, e.idx(p.heads / p.groups));
-  it.p0 = e.mul(it.pb, f.plan.pBlock);
-  Value c0 = e.mul(k, f.segmentChunks);
-  Value c1 = e.min(e.add(c0, f.segmentChunks), f.numChunks);
-  Value chunks = e.sub(c1, c0);
+  int64_t mark = f.k.sharedMark();
+  waitForChunks(f, it.row, s.c0, s.c1, /*cumsum=*/true, Value());
+  ChainItem segment = it;
+  Value tokenStart = e.mul(s.c0, p.chunk);
+  segment.place.range = {
+      tokenStart, e.sub(e.min(e.mul(s.c1, p.chunk), f.seqLen), tokenStart)};
+  SegmentWeights w =
+      stageSegment(f, it, s.c0, s.chunks, segment.place.range);
+  segment.sW = w.sW;
+  Value slots = f.arg("passed_states"), turns = f.arg("state_turn");
+  Value turn = turnIndex(f, it.row, it.head, it.pb);
+  Value decays = vectors ? e.splat(w.decay, kVectorWidth) : w.decay;
+  chunkStateProduct(
+      f, segment, shared, [&] { blockAcquire(e, turns, turn, e.add(s.k, 1)); },
+      [&](Value rr, Value nn, Value local) {
+        SmallVector<Value> at = {it.row, s.k, it.head, e.add(it.p0, rr), nn};
+        SmallVector<Value> next = {it.row, e.add(s.k, 1), it.head,
+                                   e.add(it.p0, rr), nn};
+        Value prev =
+            vectors ? e.toF32Vector(e.loadVector(slots, at, kVectorWidth))
+                    : e.loadF32(slots, at);
+        if (vectors)
+          e.storeVector(math::FmaOp::create(e.b, decays, prev, local), slots,
+                        next);
+        else
+          e.store(e.fma(w.decay, prev, local), slots, next);
+        keepOnChip(f, it, rr, nn, prev, vectors);
+      });
+  blockRelease(e, turns, turn, e.add(s.k, 2));
+  f.k.sharedRelease(mark);
+}
 
-  Value shared;
-  if (int64_t bytes = productBufferBytes(f))
-    shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());
-  if (residentState(f))
-    it.sState = allocateResidentState(f);
-  it.sRun = f.k.sharedBuffer({f.plan.pBlock, p.state}, f32);
-  bool vectors = stateVectors(f);
-
-  // A and B: the segment's end state from zero, folded into the chain.
-  {
-    int64_t mark = f.k.sharedMark();
-    waitForChunks(f, it.row, c0, c1, /*cumsum=*/true, Value());
-    ChainItem segment = it;
-    Value tokenStart = e.mul(c0, p.chunk);
-    segment.place.range = {
-        tokenStart,
-        e.sub(e.min(e.mul(c1, p.chunk), f.seqLen), tokenStart)};
-    SegmentWeights w = stageSegment(f, it, c0, chunks, segment.place.range);
-    segment.sW = w.sW;
-    Value slots = f.arg("passed_states"), turns = f.arg("state_turn");
-    Value turn = turnIndex(f, it.row, it.head, it.pb);
-    Value decays = vectors ? e.splat(w.decay, kVectorWidth) : w.decay;
-    chunkStateProduct(
-        f, segment, shared, [&] { blockAcquire(e, turns, turn, e.add(k, 1)); },
-        [&](Value rr, Value nn, Value local) {
-          SmallVector<Value> at = {it.row, k, it.head, e.add(it.p0, rr), nn};
-          SmallVector<Value> next = {it.row, e.add(k, 1), it.head,
-                                     e.add(it.p0, rr), nn};
-          Value prev =
-              vectors ? e.toF32Vector(e.loadVector(slots, at, kVectorWidth))
-                      : e.loadF32(slots, at);
-          if (vectors)
-            e.storeVector(math::FmaOp::create(e.b, decays, prev, local), slots,
-                          next);
-          else
-            e.store(e.fma(w.decay, prev, local), slots, next);
-          keepOnChip(f, it, rr, nn, prev, vectors);
-        });
-    blockRelease(e, turns, turn, e.add(k, 2));
-    f.k.sharedRelease(mark);
-  }
-
-  // C: the chunks in order from the running state.
-  waitForChunks(f, it.row, c0, c1, /*cumsum=*/false, it.group);
-  e.forLoop(c0, c1, e.idx(1), [&](Value c) {
+/// C: the chunks in order, each scanned from the running state, which then
+/// takes the chunk's state (but after the last chunk).
+void scanSegment(FusedBuild &f, ChainItem &it, const Segment &s, Value shared,
+                 bool vectors) {
+  Emitter &e = f.e;
+  waitForChunks(f, it.row, s.c0, s.c1, /*cumsum=*/false, it.group);
+  e.forLoop(s.c0, s.c1, e.idx(1), [&](Value c) {
     it.c = c;
     it.place = placeChunk(f, c);
     stageChunk(f, it);
     chunkScan(f, it, shared);
-    e.ifThen(e.lt(e.add(c, 1), c1), [&] {
+    e.ifThen(e.lt(e.add(c, 1), s.c1), [&] {
       Value carry = stateCarry(f, it);
       Value carries = vectors ? e.splat(carry, kVectorWidth) : carry;
       chunkStateProduct(
@@ -208,6 +194,36 @@ void emitSegmentItem(FusedBuild &f, Value index) {
     // The next chunk restages dA, dt and the weights.
     e.barrier();
   });
+}
+
+} // namespace
+
+void emitSegmentItem(FusedBuild &f, Value index) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  ChainItem it;
+  it.pb = e.rem(index, e.idx(f.plan.pBlocks));
+  Value rest = e.div(index, e.idx(f.plan.pBlocks));
+  it.head = e.rem(rest, e.idx(p.heads));
+  rest = e.div(rest, e.idx(p.heads));
+  Segment s;
+  s.k = e.rem(rest, f.chainSteps);
+  it.row = e.div(rest, f.chainSteps);
+  it.group = e.div(it.head, e.idx(p.heads / p.groups));
+  it.p0 = e.mul(it.pb, f.plan.pBlock);
+  s.c0 = e.mul(s.k, f.segmentChunks);
+  s.c1 = e.min(e.add(s.c0, f.segmentChunks), f.numChunks);
+  s.chunks = e.sub(s.c1, s.c0);
+
+  Value shared;
+  if (int64_t bytes = productBufferBytes(f))
+    shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());
+  if (residentState(f))
+    it.sState = allocateResidentState(f);
+  it.sRun = f.k.sharedBuffer({f.plan.pBlock, p.state}, e.b.getF32Type());
+  bool vectors = stateVectors(f);
+  foldSegment(f, it, s, shared, vectors);
+  scanSegment(f, it, s, shared, vectors);
 }
 
 } // namespace fused
