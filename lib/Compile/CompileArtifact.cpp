@@ -48,6 +48,12 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
     pipelineOptions += (pipelineOptions.empty() ? "" : " ") +
                        std::string("mma=") + options.mma;
   }
+  if (options.pBlock) {
+    if (strategy != "fused")
+      return usage("--p-block applies to the fused strategy only");
+    pipelineOptions += (pipelineOptions.empty() ? "" : " ") +
+                       std::string("p-block=") + std::to_string(options.pBlock);
+  }
   if (failed(pipeline->addToPipeline(pm, pipelineOptions,
                                      [&](const llvm::Twine &msg) {
         optionError = msg.str();
@@ -80,6 +86,11 @@ ssd::compileModule(ModuleOp module, std::optional<LayerSpec> spec,
   }
   if (std::string error = validateLayerSpec(*spec); !error.empty())
     return usage(error);
+  // The fuse pass falls back to its own choice for a p-block that does not
+  // divide headdim; a block asked for by name must not be dropped silently.
+  if (options.pBlock && spec->headdim % options.pBlock != 0)
+    return usage("--p-block " + std::to_string(options.pBlock) +
+                 " does not divide headdim " + std::to_string(spec->headdim));
 
   if (!options.fromLowered) {
     if (failed(verify(module)))

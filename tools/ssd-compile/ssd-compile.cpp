@@ -37,7 +37,8 @@ const char *kUsage =
                     [--chunk-size Q] [--dtype bf16|f16|f32] [--state-dtype f32|f16]
                     [--features LIST] [--dt-limit LO,HI])
                    [--target sm_90a|cpu] [--strategy fused|unfused]
-                   [--state-chain segment|chunk] [--mma mma.sync|wgmma] -o DIR
+                   [--state-chain segment|chunk] [--mma mma.sync|wgmma]
+                   [--p-block R] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
 kernels.cubin and manifest.json. The input is a module with one function
@@ -59,6 +60,8 @@ stay dynamic).
                       of chunks with the state carried on chip)
   --mma I             fused only: mma.sync (default) or wgmma (sm_90a: the
                       chain item's products read shared memory in place)
+  --p-block R         fused only: headdim rows of one work item, a power of
+                      two dividing headdim (default: the lowering's choice)
   -o DIR              the artifact directory (created if missing)
 
 Exit status: 0 success, 2 bad flags or input, 3 compilation failure.
@@ -179,6 +182,12 @@ std::optional<std::string> parseArgs(int argc, char **argv, Options &o) {
         return "--mma: unknown instruction '" + value +
                "' (expected mma.sync or wgmma)";
       o.compile.mma = value;
+    } else if (flag == "--p-block") {
+      int64_t rows = 0;
+      if (v.getAsInteger(10, rows) || rows <= 0 || (rows & (rows - 1)))
+        return "--p-block: expected a positive power of two, got '" + value +
+               "'";
+      o.compile.pBlock = rows;
     } else {
       return "unknown argument '" + arg.str() + "'";
     }

@@ -30,6 +30,9 @@ struct CompileOptions {
   /// The fused kernel's tensor-core instruction (mma.sync or wgmma); empty:
   /// the pipeline's default.
   std::string mma;
+  /// Headdim rows of one fused work item (a power of two dividing headdim);
+  /// 0: the pipeline's choice.
+  int64_t pBlock = 0;
   /// The input already holds `gpu.binary @ssd_kernels` and `ssd.launch`:
   /// skip the pipeline and only write the artifact (tests).
   bool fromLowered = false;
