@@ -33,8 +33,10 @@
 // CHECK: llvm.fence syncscope("device") acq_rel
 // CHECK-NEXT: gpu.barrier
 // CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") release
-// Waits: an acquire spin.
+// Waits: an acquire spin by thread 0, then a barrier and no fence.
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK: gpu.barrier
+// CHECK-NOT: llvm.fence
 // CHECK: nvvm.mma.sync
 // The fold leaves slot(c) in shared memory, where the chunk scan reads it.
 // CHECK: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>

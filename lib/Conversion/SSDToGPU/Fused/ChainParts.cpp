@@ -109,8 +109,8 @@ void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
             e.idx(1));
     });
   });
+  // Acquire by thread 0, then the barrier: as blockAcquire (Sync.h).
   e.barrier();
-  fenceDevice(e);
 }
 
 void stageChunk(FusedBuild &f, ChainItem &it) {

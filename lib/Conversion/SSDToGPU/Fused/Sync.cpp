@@ -76,8 +76,11 @@ void blockAcquire(Emitter &e, Value counters, Value index, Value target) {
   e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
     spinUntilAtLeast(e, counterPointer(e, counters, index), target);
   });
+  // Thread 0's acquire and the barrier order the producer's writes before
+  // every thread's reads (the barrier synchronises the block with thread 0),
+  // and the acquire invalidates the SM's L1: no fence per thread, which
+  // would also wait for that thread's own outstanding stores.
   e.barrier();
-  fenceDevice(e);
 }
 
 void blockRelease(Emitter &e, Value counters, Value index, Value value) {

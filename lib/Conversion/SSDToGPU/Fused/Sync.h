@@ -11,8 +11,11 @@
 //  - a publish is `fence.acq_rel.gpu` by every thread, a block barrier, then
 //    `st.release.gpu` of the new value by thread 0;
 //  - a wait is thread 0 spinning on `ld.acquire.gpu` until the counter
-//    reaches a target, a block barrier, then `fence.acq_rel.gpu` by every
-//    thread so that the block's plain loads see the producer's data.
+//    reaches a target, then a block barrier: the acquire synchronises thread
+//    0 with the producer and the barrier the block with thread 0, so the
+//    block's plain loads that follow see the producer's data (causality
+//    order is transitive in the PTX memory model). A fence per thread there
+//    would only make each warp wait for its own earlier stores.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SSD_LIB_CONVERSION_SSDTOGPU_FUSED_SYNC_H
