@@ -4,13 +4,13 @@ BUILD_DIR ?= build
 PYTHON ?= python3
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
 
-.PHONY: demo test deps build check-lit check-python check-runtime-only check-fuzz clean
+.PHONY: demo test deps build check-lit check-python check-runtime-only check-fuzz check-consumer clean
 
 demo: build
 	./scripts/demo.sh
 
 test: build
-	$(MAKE) check-lit check-python check-runtime-only check-fuzz
+	$(MAKE) check-lit check-python check-runtime-only check-fuzz check-consumer
 
 deps:
 	./scripts/install-deps.sh
@@ -39,6 +39,18 @@ FUZZ_INPUTS ?= 150
 check-fuzz:
 	$(PYTHON) scripts/fuzz/fuzz_ssd_opt.py --ssd-opt $(BUILD_DIR)/bin/ssd-opt \
 	  --inputs $(FUZZ_INPUTS) --seed 1 --crashes $(BUILD_DIR)/fuzz-crashes
+
+# The installed CMake package as another project uses it: install the build
+# into a fresh prefix, build test/Consumer against it alone (find_package),
+# run its programs, the installed ssd-opt and the installed mlir-opt plugin.
+INSTALL_DIR = $(abspath $(BUILD_DIR))/install
+check-consumer:
+	rm -rf $(INSTALL_DIR) $(BUILD_DIR)/consumer
+	cmake --install $(BUILD_DIR) --prefix $(INSTALL_DIR)
+	cmake -G Ninja -S test/Consumer -B $(BUILD_DIR)/consumer -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_PREFIX_PATH=$(INSTALL_DIR) -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+	cmake --build $(BUILD_DIR)/consumer
+	ctest --test-dir $(BUILD_DIR)/consumer --output-on-failure
 
 clean:
 	rm -rf $(BUILD_DIR)

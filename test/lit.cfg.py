@@ -10,7 +10,8 @@ from lit.llvm import llvm_config
 config.name = "SSD-MLIR"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".c", ".py", ".test"]
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+# Consumer/ is a separate CMake project, built and run by `make check-consumer`.
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "Consumer"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.ssd_obj_root, "test")
 
@@ -32,8 +33,15 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.ssd_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["ssd-opt"], tool_dirs)
+# Debian's own mlir-opt, for the plugin tests.
+llvm_config.add_tool_substitutions(["mlir-opt"], [config.llvm_tools_dir])
 llvm_config.with_environment("PATH", config.ssd_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# libSSDPlugin.so, where it is built (not in sanitizer builds).
+if config.ssd_plugin:
+    config.available_features.add("ssd-plugin")
+    config.substitutions.append(("%ssd_plugin", config.ssd_plugin))
 
 # The shared golden cases sit beside the repository in CI and on the
 # developers' machines; elsewhere the tests that need them are unsupported.
