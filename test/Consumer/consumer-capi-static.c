@@ -93,7 +93,8 @@ static int checkDecompose(MlirContext context) {
       mlirStringRefCreateFromCString("builtin.module(ssd-decompose)"),
       printToStderr, NULL));
   if (!ok)
-    fprintf(stderr, "\nssd-consumer-capi-static: ssd-decompose is unknown\n");
+    fprintf(stderr, "\nssd-consumer-capi-static: the pipeline "
+                    "builtin.module(ssd-decompose) does not parse\n");
   if (ok && !mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, moduleOp))) {
     fprintf(stderr, "ssd-consumer-capi-static: ssd-decompose failed\n");
     ok = 0;
