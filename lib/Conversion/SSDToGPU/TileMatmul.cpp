@@ -202,9 +202,15 @@ SmallVector<Value> TileMatmul::mmaStep(ValueRange acc) {
 SmallVector<Value> TileMatmul::accumulate(ValueRange acc, Value kBegin,
                                           Value kEnd, const TileOperand &a,
                                           const TileOperand &b) {
-  assert((!b.resident || (usesMma() && a.loadVector && b.kContiguous)) &&
-         "a resident operand needs the vector path");
-  if (usesMma() && a.loadVector && (b.loadVector || b.resident) &&
+  assert((!a.resident && !b.resident) ||
+         (usesMma() && (a.loadVector || a.resident) &&
+          (b.loadVector || b.resident)) &&
+             "a resident operand needs the vector path");
+  assert((!wgmma || (!a.resident && (!b.resident || b.kContiguous))) &&
+         "wgmma reads a resident B with k contiguous only");
+  assert((!a.resident || b.resident) && "a staged B beside a resident A");
+  if (usesMma() && (a.loadVector || a.resident) &&
+      (b.loadVector || b.resident) &&
       (tileM * tileK) % (kVectorWidth * 32) == 0 &&
       (tileN * tileK) % (kVectorWidth * 32) == 0)
     return accumulateVector(acc, kBegin, kEnd, a, b);
@@ -261,9 +267,15 @@ SmallVector<Value> TileMatmul::residentAt(Value row, Value k) const {
   return {e.idx(0), row, k};
 }
 int64_t TileMatmul::outBytes() const { return tileM * (tileN + kOutPad) * 4; }
-int64_t TileMatmul::vectorBytes() const {
+int64_t TileMatmul::vectorBytes() const { return vectorBytes(false, false); }
+int64_t TileMatmul::vectorBytes(bool residentA, bool residentB) const {
   assert(usesMma() && "tensor-core tiles");
-  return std::max(stageBytes(tileM) + stageBytes(tileN), outBytes());
+  // A's stages come first (stagedView), so B's follow them even when A is
+  // resident; a staged B beside a resident A is not supported.
+  int64_t stages = residentA ? 0 : stageBytes(tileM);
+  if (!residentB)
+    stages += stageBytes(tileN);
+  return std::max(stages, outBytes());
 }
 
 /// A view of the vector path's byte buffer, allocated on first use with
@@ -424,13 +436,15 @@ void TileMatmul::storeSlice(const TileOperand &op, Value view, int64_t rows,
 /// which yields the same fragments. B is read at stage `bStage`, k offset
 /// `bK0` (a resident B: stage 0, the slice's k).
 SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc, Value viewA,
-                                             bool aTrans, Value viewB,
-                                             bool bTrans, Value stage,
-                                             Value bStage, Value bK0) {
+                                             bool aTrans, SliceAt aAt,
+                                             Value viewB, bool bTrans,
+                                             SliceAt bAt) {
+  Value stage = aAt.stage, aK0 = aAt.k0, bStage = bAt.stage, bK0 = bAt.k0;
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
   Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
-  Value mBase = e.mul(wm, fragsM * 16), nBase = e.mul(wn, fragsN * 8);
+  Value mBase = e.add(e.mul(wm, fragsM * 16), aAt.row0);
+  Value nBase = e.add(e.mul(wn, fragsN * 8), bAt.row0);
   Value l8 = e.rem(lane, e.idx(8)), l16 = e.rem(lane, e.idx(16));
   Value hi8 = e.mul(e.div(lane, e.idx(16)), 8);            // (lane/16)*8
   Value mid8 = e.mul(e.rem(e.div(lane, e.idx(8)), e.idx(2)), 8); // ((lane/8)%2)*8
@@ -443,10 +457,11 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc, Value viewA,
     for (int64_t i = 0; i < fragsM; ++i) {
       Value m0 = e.add(mBase, e.idx(16 * i));
       SmallVector<Value> at =
-          aTrans ? SmallVector<Value>{stage, e.add(e.add(hi8, l8), e.idx(ks)),
+          aTrans ? SmallVector<Value>{stage,
+                                      e.add(e.add(hi8, l8), e.add(aK0, e.idx(ks))),
                                       e.add(m0, mid8)}
                  : SmallVector<Value>{stage, e.add(m0, l16),
-                                      e.add(hi8, e.idx(ks))};
+                                      e.add(hi8, e.add(aK0, e.idx(ks)))};
       aFrags.push_back(
           nvgpu::LdMatrixOp::create(e.b, aType, viewA, at, aTrans, 4));
     }
@@ -604,19 +619,41 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
                                                 Value kEnd,
                                                 const TileOperand &a,
                                                 const TileOperand &b) {
-  bool resident = static_cast<bool>(b.resident);
-  Value viewA = stagedView(0, a.kContiguous, tileM);
-  Value viewB = resident ? b.resident : stagedView(1, b.kContiguous, tileN);
-  // B's loads and stores, none when it is resident.
-  auto loadB = [&](Value k0) {
-    return resident ? SmallVector<Value>() : loadSlice(b, tileN, k0, kEnd);
-  };
-  auto storeB = [&](ValueRange raw, Value stage, Value k0) {
-    if (!resident)
-      storeSlice(b, viewB, tileN, raw, stage, k0, kEnd);
+  bool residentA = static_cast<bool>(a.resident);
+  bool residentB = static_cast<bool>(b.resident);
+  Value viewA = residentA ? a.resident : stagedView(0, a.kContiguous, tileM);
+  Value viewB = residentB ? b.resident : stagedView(1, b.kContiguous, tileN);
+  Value zeroIdx = e.idx(0);
+  Value aRow0 = a.residentRow0 ? a.residentRow0 : zeroIdx;
+  Value bRow0 = b.residentRow0 ? b.residentRow0 : zeroIdx;
+  // One slice on the tensor cores: a resident operand is read at the
+  // slice's k in its only stage, a staged one at k 0 of `stage`.
+  auto step = [&](ValueRange cur, Value stage, Value k0) {
+    if (wgmma)
+      return wgmmaStep(cur, viewA, a.kContiguous, viewB, b.kContiguous, stage,
+                       residentB, k0);
+    SliceAt aAt{residentA ? zeroIdx : stage, residentA ? k0 : zeroIdx, aRow0};
+    SliceAt bAt{residentB ? zeroIdx : stage, residentB ? k0 : zeroIdx, bRow0};
+    return mmaStepStaged(cur, viewA, !a.kContiguous, aAt, viewB,
+                         !b.kContiguous, bAt);
   };
   SmallVector<Type> accTypes(acc.getTypes());
   size_t numAcc = acc.size();
+  // Both operands in place: nothing to stage, no barrier between slices.
+  if (residentA && residentB)
+    return e.forLoop(kBegin, kEnd, e.idx(tileK), acc,
+                     [&](Value k0, ValueRange cur) -> SmallVector<Value> {
+                       return step(cur, zeroIdx, k0);
+                     });
+
+  // B's loads and stores, none when it is resident.
+  auto loadB = [&](Value k0) {
+    return residentB ? SmallVector<Value>() : loadSlice(b, tileN, k0, kEnd);
+  };
+  auto storeB = [&](ValueRange raw, Value stage, Value k0) {
+    if (!residentB)
+      storeSlice(b, viewB, tileN, raw, stage, k0, kEnd);
+  };
   return e.ifElse(
       e.lt(kBegin, kEnd), accTypes,
       [&]() -> SmallVector<Value> {
@@ -652,13 +689,7 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
                   [&]() -> SmallVector<Value> {
                     return SmallVector<Value>(curRaw.begin(), curRaw.end());
                   });
-              SmallVector<Value> result =
-                  wgmma ? wgmmaStep(curAcc, viewA, a.kContiguous, viewB,
-                                    b.kContiguous, stage, resident, k0)
-                        : mmaStepStaged(curAcc, viewA, !a.kContiguous, viewB,
-                                        !b.kContiguous, stage,
-                                        resident ? e.idx(0) : stage,
-                                        resident ? k0 : e.idx(0));
+              SmallVector<Value> result = step(curAcc, stage, k0);
               Value nextStage = e.sub(e.idx(1), stage);
               e.ifThen(hasNext, [&] {
                 storeSlice(a, viewA, tileM,
@@ -680,6 +711,28 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
       [&]() -> SmallVector<Value> {
         return SmallVector<Value>(acc.begin(), acc.end());
       });
+}
+
+SmallVector<Value>
+TileMatmul::scaleRows(ValueRange acc, function_ref<Value(Value row)> factor) {
+  assert(usesMma() && "tensor-core tiles");
+  // Fragment element [r][c] of m16n8 tile (i, j) sits at row lane/4 + 8r.
+  Value warp = e.div(e.threadId(), e.idx(32));
+  Value row0 = e.add(e.mul(e.rem(warp, e.idx(warpsM)), fragsM * 16),
+                     e.div(e.laneId(), e.idx(4)));
+  SmallVector<Value> out(acc.begin(), acc.end());
+  for (int64_t i = 0; i < fragsM; ++i)
+    for (int64_t r = 0; r < 2; ++r) {
+      Value f = e.splat(factor(e.add(row0, e.idx(16 * i + 8 * r))), 2);
+      for (int64_t j = 0; j < fragsN; ++j) {
+        Value &frag = out[i * fragsN + j];
+        Value pair =
+            vector::ExtractOp::create(e.b, frag, ArrayRef<int64_t>{r});
+        frag = vector::InsertOp::create(e.b, e.mulf(pair, f), frag,
+                                        ArrayRef<int64_t>{r});
+      }
+    }
+  return out;
 }
 
 void TileMatmul::epilogueVector(

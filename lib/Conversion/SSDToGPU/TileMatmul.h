@@ -53,12 +53,17 @@ struct TileOperand {
   /// the previous slice, to vector<8xf32> (scaling, decays); element
   /// conversion when absent.
   std::function<Value(Value raw, Value k, Value row)> convertVector;
-  /// Optional, B operand of the vector path only: the whole operand already
-  /// in shared memory, a [1][rows][K + kResidentPad] buffer of the tensor-core
-  /// type with k contiguous, read in place instead of staged (no global
-  /// loads, no stores). The product must run over k in [0, K) with K a
-  /// multiple of the slice depth.
+  /// Optional, vector path only: the whole operand already in shared
+  /// memory in the tensor-core type, read in place instead of staged (no
+  /// global loads, no stores): [1][rows][K + pad] when kContiguous, else
+  /// [1][K][rows + pad] (rows 16-byte aligned). The product must run over k
+  /// in [0, K) with K a multiple of the slice depth. wgmma reads a resident
+  /// B with k contiguous only (residentShape); mma.sync takes either operand
+  /// in either layout, but a staged B beside a resident A is not supported.
   Value resident;
+  /// The buffer row holding the tile's row 0 (a tile over part of a
+  /// resident buffer); null for row 0.
+  Value residentRow0;
 };
 
 /// Row padding (elements) of a resident operand: keeps ldmatrix rows on
@@ -97,6 +102,9 @@ public:
   /// Bytes of shared memory the vector path holds (both stages of A and
   /// B, or the f32 output tile of epilogueVector). Tensor-core tiles only.
   int64_t vectorBytes() const;
+  /// As vectorBytes, for a product whose A (or B) operand is resident:
+  /// only the staged operands' slices are held.
+  int64_t vectorBytes(bool residentA, bool residentB) const;
   /// Runs the vector path in `buffer`, a 1-D i8 workgroup buffer of at
   /// least vectorBytes() bytes, instead of a buffer of its own: products
   /// that never run at once (one after the other, barrier between) can
@@ -109,6 +117,10 @@ public:
   llvm::SmallVector<Value> accumulate(ValueRange acc, Value kBegin, Value kEnd,
                                       const TileOperand &a,
                                       const TileOperand &b);
+  /// acc with every element of output row `row` multiplied by
+  /// factor(row) (tensor-core tiles only).
+  llvm::SmallVector<Value> scaleRows(ValueRange acc,
+                                     llvm::function_ref<Value(Value row)> factor);
   /// Calls `store(row, col, value)` for every accumulator element this
   /// thread owns (row < tileM, col < tileN).
   void epilogue(ValueRange acc,
@@ -139,10 +151,14 @@ private:
                                      Value k0, Value kEnd);
   void storeSlice(const TileOperand &op, Value view, int64_t rows,
                   ValueRange raw, Value stage, Value k0, Value kEnd);
+  /// Where an operand's slice is read: stage (0 for a resident operand),
+  /// k offset of the slice in the view and row offset of the tile.
+  struct SliceAt {
+    Value stage, k0, row0;
+  };
   llvm::SmallVector<Value> mmaStepStaged(ValueRange acc, Value viewA,
-                                         bool aTrans, Value viewB,
-                                         bool bTrans, Value stage,
-                                         Value bStage, Value bK0);
+                                         bool aTrans, SliceAt aAt, Value viewB,
+                                         bool bTrans, SliceAt bAt);
   llvm::SmallVector<Value> wgmmaStep(ValueRange acc, Value viewA,
                                      bool aKMajor, Value viewB, bool bKMajor,
                                      Value stage, bool bResident, Value bK0);

@@ -7,15 +7,17 @@
 // persistent kernel on num_sms * 2 blocks, the counters in zero-initialised
 // workspaces, the passed states in nc + 1 slots per row. Shared memory is one
 // dynamic arena (the item kinds reuse its bytes), over the 48 KB static
-// limit: 74496 bytes is the per-chunk chain item's (55 KB of product stages
-// and the 17 KB resident state operand); with state-chain=segment 113792
+// limit: 107264 bytes is the per-chunk chain item's (the chunk's x rows,
+// 18 KB, and B then C rows, 34 KB, copied by cp.async; 34 KB of product
+// stages and output tile; the 17 KB resident state operand); with
+// state-chain=segment 113792
 // bytes, the segment item's (the same and the 32 KB f32 running state), so
 // that two blocks per SM still fit in the H200's 228 KB. The segment size
 // is chosen at run time from the grid size.
 
 // CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // CHECK-SAME: constants = {chunk_size = 128 : i64, dstate = 128 : i64, dtype = "bf16", features = ["D", "dt_bias", "softplus"], headdim = 64 : i64, ngroups = 1 : i64, nheads = 80 : i64, p_block = 64 : i64, state_dtype = "f32"}
-// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 74496 : i64}]
+// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 107264 : i64}]
 // CHECK-SAME: tensors = [{dtype = "bf16", name = "x", shape = [1, "L", 80, 64]}
 // CHECK-SAME: {dtype = "f32", name = "final_states", output = true, shape = [1, 80, 64, 128]}]
 // CHECK-SAME: workspaces = [{dtype = "f32", name = "dt_out", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "dA_cumsum", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "CB", shape = [1, "nc", 1, 128, 128]}, {dtype = "f32", name = "passed_states", shape = [1, "nc + 1", 80, 64, 128]}, {dtype = "i32", name = "ticket", shape = [1], zero_init = true}, {dtype = "i32", name = "cumsum_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "cb_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}]
@@ -24,7 +26,9 @@
 // CHECK: gpu.func @ssd_fused(
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
 // CHECK-NEXT: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// CHECK: %[[STATE:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[XROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x72xbf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[BCROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x136xbf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[STATE:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: gpu.grid_dim
 // The ticket: a relaxed add by thread 0, broadcast through shared memory.
 // CHECK: scf.while
@@ -33,14 +37,32 @@
 // CHECK: llvm.fence syncscope("device") acq_rel
 // CHECK-NEXT: gpu.barrier
 // CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") release
+// The chain item copies the chunk's x and B rows with cp.async (16 bytes,
+// zero-filled past the chunk) before it waits for the chunk's cumsum and CB.
+// CHECK: memref.extract_aligned_pointer_as_index %[[XROWS]]
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}}
+// CHECK: memref.extract_aligned_pointer_as_index %[[BCROWS]]
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
 // Waits: an acquire spin by thread 0, then a barrier and no fence.
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
 // CHECK: gpu.barrier
 // CHECK-NOT: llvm.fence
+// The chunk-state product reads B's rows in place (ldmatrix.trans).
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvgpu.ldmatrix %[[BCROWS]]{{.*}}transpose = true
 // CHECK: nvvm.mma.sync
+// C's rows replace B's while the turn is awaited.
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
 // The fold leaves slot(c) in shared memory, where the chunk scan reads it.
 // CHECK: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
+// The scan reads C's rows and the state in place, x's rows transposed.
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK: nvgpu.ldmatrix %[[BCROWS]]{{.*}}transpose = false
 // CHECK: nvgpu.ldmatrix %[[STATE]]
+// CHECK: nvgpu.ldmatrix %[[XROWS]]{{.*}}transpose = true
 // CHECK-NOT: gpu.func
 // SEGMENT-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // SEGMENT-SAME: shared_memory = 113792 : i64}]

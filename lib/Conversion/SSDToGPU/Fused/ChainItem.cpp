@@ -40,8 +40,12 @@ void emitChainItem(FusedBuild &f, Value index) {
   it.row = e.div(rest, f.numChunks);
   it.group = e.div(it.head, e.idx(p.heads / p.groups));
   it.p0 = e.mul(it.pb, f.plan.pBlock);
-  waitForChunks(f, it.row, it.c, e.add(it.c, 1), /*cumsum=*/true, it.group);
   it.place = placeChunk(f, it.c);
+  // x and B are inputs: their copies start before the wait for the chunk's
+  // cumsum and CB.
+  if (rawOperands(f))
+    copyChunkXB(f, it);
+  waitForChunks(f, it.row, it.c, e.add(it.c, 1), /*cumsum=*/true, it.group);
   stageChunk(f, it);
   // One buffer for the vector paths of both products.
   Value shared;
@@ -59,7 +63,13 @@ void emitChainItem(FusedBuild &f, Value index) {
   bool vectors = stateVectors(f);
   Value carries = vectors ? e.splat(carry, kVectorWidth) : carry;
   chunkStateProduct(
-      f, it, shared, [&] { blockAcquire(e, turns, turn, e.add(it.c, 1)); },
+      f, it, shared,
+      [&] {
+        // C replaces B in shared memory while the turn is awaited.
+        if (it.sBC)
+          copyChunkC(f, it);
+        blockAcquire(e, turns, turn, e.add(it.c, 1));
+      },
       [&](Value rr, Value nn, Value v) {
         e.ifThen(it.place.used, [&] {
           Value pp = e.add(it.p0, rr);

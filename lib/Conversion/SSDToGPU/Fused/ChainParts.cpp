@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ChainParts.h"
+#include "../AsyncCopy.h"
 #include "../ScanTile.h"
 #include "Sync.h"
 
@@ -83,13 +84,67 @@ bool residentState(FusedBuild &f) {
   return stateVectors(f) && scanVectors(f) && f.p.state % scanDepth(f.p) == 0;
 }
 
+bool rawOperands(FusedBuild &f) {
+  const SSDProblem &p = f.p;
+  Type mma = mmaElementType(p);
+  return !f.plan.segmented && residentState(f) &&
+         f.plan.mma == MmaInstr::MmaSync && mma &&
+         mma.getIntOrFloatBitWidth() == 16 && p.elementType == mma &&
+         f.plan.pBlock % kVectorWidth == 0 && p.state % kVectorWidth == 0;
+}
+
 int64_t productBufferBytes(FusedBuild &f) {
+  // With raw operands the chunk-state product reads B in place, and the
+  // scan C and x; only the scaled operands are staged.
+  bool raw = rawOperands(f);
   int64_t bytes = 0;
   if (stateVectors(f))
-    bytes = stateProduct(f).vectorBytes();
+    bytes = stateProduct(f).vectorBytes(false, raw);
   if (scanVectors(f))
-    bytes = std::max(bytes, scanProduct(f).vectorBytes());
+    bytes = std::max(bytes, scanProduct(f).vectorBytes(false, raw));
   return bytes;
+}
+
+namespace {
+/// Rows of the chunk's tokens from `src` at (row, token, head, column 0).
+AsyncRows chunkRows(FusedBuild &f, const ChainItem &it, Value dst,
+                    int64_t width, Value src, Value head, Value col0) {
+  Emitter &e = f.e;
+  const ChunkRange &r = it.place.range;
+  AsyncRows rows;
+  rows.dst = dst;
+  rows.rows = f.p.chunk;
+  rows.width = width;
+  rows.src = src;
+  rows.valid = r.len;
+  rows.srcAt = [&e, &r, &it, head, col0](Value l) -> SmallVector<Value> {
+    return {it.row, tokenAt(e, r, l), head, col0};
+  };
+  return rows;
+}
+} // namespace
+
+void copyChunkXB(FusedBuild &f, ChainItem &it) {
+  const SSDProblem &p = f.p;
+  Type mma = mmaElementType(p);
+  it.sX = f.k.sharedBuffer({1, p.chunk, f.plan.pBlock + kResidentPad}, mma);
+  it.sBC = f.k.sharedBuffer({1, p.chunk, p.state + kResidentPad}, mma);
+  copyRowsAsync(f.e,
+                chunkRows(f, it, it.sX, f.plan.pBlock, f.arg("x"), it.head,
+                          it.p0),
+                kThreads);
+  copyRowsAsync(f.e,
+                chunkRows(f, it, it.sBC, p.state, f.arg("B"), it.group,
+                          f.e.idx(0)),
+                kThreads);
+}
+
+void copyChunkC(FusedBuild &f, ChainItem &it) {
+  f.e.barrier();
+  copyRowsAsync(f.e,
+                chunkRows(f, it, it.sBC, f.p.state, f.arg("C"), it.group,
+                          f.e.idx(0)),
+                kThreads);
 }
 
 void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
@@ -202,6 +257,13 @@ void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
     return e.loadVector(bMat, {it.row, tokenAt(e, r, l), it.group, nn},
                         kVectorWidth);
   };
+  if (it.sBC) {
+    // B's rows copied by cp.async (zero past the chunk): wait, then read
+    // them in place.
+    bl.resident = it.sBC;
+    waitAsyncCopies(e);
+    e.barrier();
+  }
   SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
   before();
   mm.epilogueVector(acc, fold);
@@ -298,6 +360,12 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   Value startId;
   if (f.has("seq_idx"))
     startId = e.load(f.arg("seq_idx"), {it.row, tokenBefore(e, p, it.c)});
+  // C's rows copied by cp.async: the barrier after the row scales below
+  // makes them visible.
+  bool raw = static_cast<bool>(it.sBC);
+  assert((!raw || (vectors && it.sState)) && "raw operands need both vector paths");
+  if (raw)
+    waitAsyncCopies(e);
 
   e.forLoop(e.idx(0), r.len, e.idx(rows), [&](Value i0) {
     // exp(dA_i) per row, zero past the chunk and (seq_idx) for
@@ -321,8 +389,19 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
     // place, never staged.
     if (vectors && it.sState)
       o.state.resident = it.sState;
-    SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state),
-                                           o.cScaled, o.state);
+    SmallVector<Value> acc;
+    if (raw) {
+      // C in place (its rows i0..), the row scales on the accumulator.
+      TileOperand cRows = o.cScaled;
+      cRows.resident = it.sBC;
+      cRows.residentRow0 = i0;
+      acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), cRows, o.state);
+      acc = mm.scaleRows(acc, [&](Value rr) { return e.load(sScale, {rr}); });
+      o.xj.resident = it.sX;
+    } else {
+      acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), o.cScaled,
+                          o.state);
+    }
     Value jEnd = e.min(e.add(i0, e.idx(rows)), r.len);
     acc = mm.accumulate(acc, e.idx(0), jEnd, o.weights, o.xj);
     if (vectors) {

@@ -34,7 +34,21 @@ struct ChainItem {
   /// (segments); the chunk scan reads it where it does not use sState.
   /// Without it the scan reads slot(c) of `passed_states`.
   Value sRun;
+  /// Shared, optional (rawOperands): the chunk's x rows [Q][pBlock + 8] and
+  /// B, later C, rows [Q][dstate + 8] in the tensor-core type, copied from
+  /// global memory by cp.async and read in place by the products.
+  Value sX, sBC;
 };
+
+/// Whether the chain item's products read x, B and C from shared copies made
+/// by cp.async (mma.sync, both vector paths, 16-byte rows).
+bool rawOperands(FusedBuild &f);
+/// Allocates it.sX and it.sBC and issues the copies of the chunk's x rows
+/// and B rows (it.place set).
+void copyChunkXB(FusedBuild &f, ChainItem &it);
+/// Issues the copies of the chunk's C rows into it.sBC, once every thread
+/// is past the chunk-state product (which reads B there).
+void copyChunkC(FusedBuild &f, ChainItem &it);
 
 /// The chunk-state product: one pBlock x dstate tile.
 TileMatmul stateProduct(FusedBuild &f);
