@@ -168,8 +168,10 @@ void ssd::cpu::tileContractionToRegisters(RewriterBase &rewriter,
       rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(tiled))
     return;
+  // Read before replaceOp erases the op.
+  bool lowerTriangular = op->hasAttr(ssd::kLowerTriangularAttr);
   rewriter.replaceOp(op, tiled->replacements);
-  if (op->hasAttr(ssd::kLowerTriangularAttr))
+  if (lowerTriangular)
     boundCausalReduction(rewriter, *tiled, *dims, *tiles);
   SmallVector<unsigned> keep = {*llvm::max_element(dims->m),
                                 *llvm::max_element(dims->n),
