@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 
 #ifdef SSD_HAVE_CPU_PIPELINE
 #include "ssd/Conversion/Pipelines.h"
@@ -132,9 +133,12 @@ static llvm::Expected<RunOutputs> runCompiled(const SSDCase &c,
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  // options.transformer is a function_ref: the function must outlive it.
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                /*targetMachine=*/nullptr);
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(
-      /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+  options.transformer = optimize;
   // MLIR's runtime helpers (memrefCopy for non-contiguous copies, ...).
   SmallVector<StringRef> libs;
 #ifdef SSD_MLIR_C_RUNNER_UTILS
