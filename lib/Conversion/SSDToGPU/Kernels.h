@@ -71,9 +71,13 @@ struct SSDProblem {
 /// 128 and 256).
 inline constexpr int64_t kMaxHeadDim = 256;
 inline constexpr int64_t kMaxDState = 256;
+/// The most heads: a kernel grid dimension holds the heads alone (CUDA's
+/// limit on grid y and z), and larger counts overflow the workspace sizes.
+inline constexpr int64_t kMaxHeads = 65535;
 
 /// Why the GPU kernels cannot take the problem's static sizes (chunk size,
-/// headdim, dstate), naming the size and the limit; empty when they can.
+/// headdim, dstate, nheads), naming the size and the limit; empty when they
+/// can.
 std::string unsupportedSizes(const SSDProblem &p);
 
 /// Reads the problem off the module's single function, or emits an error

@@ -320,6 +320,8 @@ std::string unsupportedSizes(const SSDProblem &p) {
     return above("headdim", p.headDim, kMaxHeadDim);
   if (p.state > kMaxDState)
     return above("dstate", p.state, kMaxDState);
+  if (p.heads > kMaxHeads)
+    return above("nheads", p.heads, kMaxHeads);
   return "";
 }
 
