@@ -4,13 +4,15 @@ BUILD_DIR ?= build
 PYTHON ?= python3
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
 
-.PHONY: demo test deps build check-lit check-python check-runtime-only check-fuzz check-consumer clean
+.PHONY: demo test deps build check-lit check-python check-runtime-only check-fuzz \
+	check-property check-sanitizers check-consumer clean
 
 demo: build
 	./scripts/demo.sh
 
 test: build
-	$(MAKE) check-lit check-python check-runtime-only check-fuzz check-consumer
+	$(MAKE) check-lit check-python check-runtime-only check-fuzz check-property \
+	  check-sanitizers check-consumer
 
 deps:
 	./scripts/install-deps.sh
@@ -51,6 +53,39 @@ check-consumer:
 	  -DCMAKE_PREFIX_PATH=$(INSTALL_DIR) -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
 	cmake --build $(BUILD_DIR)/consumer
 	ctest --test-dir $(BUILD_DIR)/consumer --output-on-failure
+
+# Random layer cases (every optional input, packed and varlen, chunk sizes 1
+# to 4096, f32/bf16/f16) through ssd-run's CPU path against the reference,
+# a fixed seed; failing cases are kept in $(BUILD_DIR)/property-failures
+# with the command that reruns them. See docs/testing.md for the GPU run.
+PROPERTY_CASES ?= 200
+check-property:
+	$(PYTHON) scripts/fuzz/property_cases.py --bin $(BUILD_DIR)/bin \
+	  --cases $(PROPERTY_CASES) --seed 1 --failures $(BUILD_DIR)/property-failures
+
+# The tools, runtime and unit tests built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (SSD_SANITIZE; -O1 keeps the build short), then
+# the lit suite, ctest, and short passes of the property test and the fuzzer
+# run there. A report aborts the process, so that it fails its test even
+# where the test expects a non-zero exit status. Leak checking stays on: MLIR's
+# registries are held by globals, which LeakSanitizer counts as reachable.
+# The Python package's tests are left out: its ctypes library would need the
+# ASan runtime preloaded into the interpreter.
+SANITIZE_DIR ?= $(BUILD_DIR)/sanitize
+SANITIZER_ENV = \
+  ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1 \
+  UBSAN_OPTIONS=abort_on_error=1:halt_on_error=1:print_stacktrace=1 \
+  ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-22/bin/llvm-symbolizer
+check-sanitizers:
+	cmake -G Ninja -S . -B $(SANITIZE_DIR) $(CMAKE_FLAGS) -DSSD_SANITIZE=ON \
+	  "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=-O1 -DNDEBUG"
+	cmake --build $(SANITIZE_DIR)
+	$(SANITIZER_ENV) cmake --build $(SANITIZE_DIR) --target check-ssd
+	$(SANITIZER_ENV) ctest --test-dir $(SANITIZE_DIR) --output-on-failure
+	$(SANITIZER_ENV) $(PYTHON) scripts/fuzz/property_cases.py --bin $(SANITIZE_DIR)/bin \
+	  --cases 30 --seed 2 --failures $(SANITIZE_DIR)/property-failures
+	$(SANITIZER_ENV) $(PYTHON) scripts/fuzz/fuzz_ssd_opt.py --ssd-opt $(SANITIZE_DIR)/bin/ssd-opt \
+	  --inputs 100 --seed 2 --crashes $(SANITIZE_DIR)/fuzz-crashes
 
 clean:
 	rm -rf $(BUILD_DIR)

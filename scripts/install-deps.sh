@@ -7,6 +7,7 @@ set -euo pipefail
 APT_PACKAGES=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   cmake ninja-build g++ libgtest-dev
+  libasan8 libubsan1  # the sanitizer runtimes of make check-sanitizers
 )
 PIP_PACKAGES=(pytest numpy)
 

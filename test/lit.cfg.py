@@ -18,7 +18,10 @@ config.test_exec_root = os.path.join(config.ssd_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%ssd_src_root", config.ssd_src_root))
 config.substitutions.append(("%ssd_lib_dir", config.ssd_lib_dir))
-config.substitutions.append(("%cc", config.c_compiler))
+# In a sanitizer build (SSD_SANITIZE) the C test programs are built with the
+# same flags, so that the sanitizer runtime is loaded first.
+config.substitutions.append(
+    ("%cc", " ".join(filter(None, [config.c_compiler, config.sanitize_flags]))))
 config.substitutions.append(("%python", config.python_executable))
 # GoogleTest binaries (e.g. SSDRuntimeTests) land beside the tools.
 config.substitutions.append(("%ssd_unit_dir", os.path.join(config.ssd_obj_root, "bin")))

@@ -135,6 +135,8 @@ def verdict(status, output):
     """None when ssd-run passed with a verdict on both outputs, else why not."""
     if status == "timeout":
         return "time limit exceeded"
+    if isinstance(status, int) and status < 0:
+        return "ssd-run killed by signal %d (a crash or a sanitizer report)" % -status
     if status != 0:
         return "ssd-run exit status %s" % status
     for out in ("y", "final_states"):
