@@ -429,11 +429,16 @@ def run_ssd_bench(binary, runs, args, commit):
         r.stderr += f"\nssd-bench: error: stopped after {args.bench_timeout} s (--bench-timeout)"
     result = json.load(open(out)) if os.path.exists(out) else {}
     rows = result.get("rows", [])
+    which = {art: (strategy, q) for strategy, q, art, _ in runs}
     for row in rows:
         row["source"] = "ssd-bench (this call)"
         row["timing"] = "ssd-bench: CUDA events per launch, median"
+        # ssd-bench names the manifest's strategy; the variant (fused-f16state,
+        # a fast mode, ...) is what the table must tell apart.
+        if row.get("artifact") in which:
+            row["strategy"] = which[row["artifact"]][0]
     # A run that failed: "ssd-bench: error: ART b=B L=L: message" on stderr.
-    failures, which = [], {art: (strategy, q) for strategy, q, art, _ in runs}
+    failures = []
     for line in r.stderr.splitlines():
         m = re.match(r"ssd-bench: error: (.*) b=(\d+) L=(\d+): (.*)", line)
         if m and m.group(1) in which:

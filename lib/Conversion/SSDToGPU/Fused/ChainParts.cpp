@@ -84,7 +84,11 @@ bool residentState(FusedBuild &f) {
   return stateVectors(f) && scanVectors(f) && f.p.state % scanDepth(f.p) == 0;
 }
 
-bool rawOperands(FusedBuild &f) {
+namespace {
+
+/// Whether the layer and the chain item's products allow raw operands at
+/// all (before the shared-memory budget).
+bool rawOperandsApply(FusedBuild &f) {
   const SSDProblem &p = f.p;
   Type mma = mmaElementType(p);
   return !f.plan.segmented && residentState(f) &&
@@ -93,16 +97,47 @@ bool rawOperands(FusedBuild &f) {
          f.plan.pBlock % kVectorWidth == 0 && p.state % kVectorWidth == 0;
 }
 
-int64_t productBufferBytes(FusedBuild &f) {
-  // With raw operands the chunk-state product reads B in place, and the
-  // scan C and x; only the scaled operands are staged.
-  bool raw = rawOperands(f);
+/// The products' shared buffer: with raw operands the chunk-state product
+/// reads B in place, and the scan C and x; only the scaled operands are
+/// staged.
+int64_t bufferBytes(FusedBuild &f, bool raw) {
   int64_t bytes = 0;
   if (stateVectors(f))
     bytes = stateProduct(f).vectorBytes(false, raw);
   if (scanVectors(f))
     bytes = std::max(bytes, scanProduct(f).vectorBytes(false, raw));
   return bytes;
+}
+
+/// Shared memory one block may hold so that kBlocksPerSM blocks share an SM
+/// (228 KB on sm_90, 1 KB of which every block reserves).
+constexpr int64_t kSharedPerSM = 228 * 1024, kReservedPerBlock = 1024;
+
+/// The chain item's shared bytes with raw operands: x rows, B/C rows, the
+/// products' buffer, the resident state and the chunk vectors (dA, dt,
+/// weights, row scales), with room for the arena's 16-byte alignment.
+int64_t rawChainItemBytes(FusedBuild &f) {
+  const SSDProblem &p = f.p;
+  int64_t element = mmaElementType(p).getIntOrFloatBitWidth() / 8;
+  int64_t rows = p.chunk * element;
+  int64_t state = f.plan.pBlock * (p.state + kResidentPad) * element;
+  return rows * (f.plan.pBlock + kResidentPad) +
+         rows * (p.state + kResidentPad) + bufferBytes(f, true) + state +
+         4 * (3 * p.chunk + scanRows(p)) + 256;
+}
+
+} // namespace
+
+bool rawOperands(FusedBuild &f) {
+  // Past the budget the raw rows would cost the second block on each SM,
+  // which costs more than the copies save (measured at chunk 256).
+  return rawOperandsApply(f) &&
+         rawChainItemBytes(f) <=
+             kSharedPerSM / kBlocksPerSM - kReservedPerBlock;
+}
+
+int64_t productBufferBytes(FusedBuild &f) {
+  return bufferBytes(f, rawOperands(f));
 }
 
 namespace {
@@ -241,6 +276,9 @@ void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
                  },
                  /*kContiguous=*/false};
   xw.loadVector = [&](Value l, Value rr) {
+    // With raw operands the chunk's x rows are already in shared memory.
+    if (it.sX)
+      return e.loadVector(it.sX, {e.idx(0), l, rr}, kVectorWidth);
     return e.loadVector(
         x, {it.row, tokenAt(e, r, l), it.head, e.add(it.p0, rr)}, kVectorWidth);
   };

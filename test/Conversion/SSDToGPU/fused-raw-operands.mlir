@@ -1,0 +1,25 @@
+// When the chain item takes x, B and C through cp.async copies (raw
+// operands): mma.sync, the per-chunk chain, 16-bit inputs, and only while
+// two blocks still fit on an SM.
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=RAW
+// RUN: sed 's/chunk_size = 64/chunk_size = 256/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=STAGED
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=segment" | FileCheck %s --check-prefix=STAGED
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="mma=wgmma" | FileCheck %s --check-prefix=STAGED
+
+// Chunk 64: 79872 bytes, x rows [64][72] and B/C rows [64][136].
+// RAW: shared_memory = 79872
+// RAW: gpu.func @ssd_fused(
+// RAW-DAG: memref.view {{.*}} to memref<1x64x72xbf16, #gpu.address_space<workgroup>>
+// RAW-DAG: memref.view {{.*}} to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
+// RAW: nvvm.cp.async.shared.global
+// RAW: nvvm.cp.async.wait.group 0
+
+// Chunk 256 (the rows would take 105 KB more: one block per SM), the
+// segment chain and wgmma stage every operand through registers.
+// STAGED: gpu.func @ssd_fused(
+// STAGED-NOT: nvvm.cp.async
+// STAGED: gpu.return
+func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {
+  %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 64 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+  return %y, %fs : tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+}
