@@ -2,6 +2,9 @@
 //
 // The per-chunk chain item (b, c, h, pb) owns rows [p0, p0 + pBlock) of
 // head h's state and output on chunk c:
+//   0. with raw operands (rawOperands), starts cp.async copies of the
+//      chunk's x and B rows into shared memory, where the products read
+//      them; C's rows follow into B's buffer during the turn wait (3);
 //   1. waits for the chunk's cumsum and CB (acquire), stages dA_cumsum and
 //      dt of (b, h, c) and the chunk-state weights in shared memory;
 //   2. chunk state: S = sum_l (x_l w_l) B_l^T on the tensor cores;
