@@ -4,8 +4,11 @@ Every MLIR C API handle is a struct holding one pointer, passed and returned
 by value; MlirStringRef is a (data, length) pair.
 """
 
+from __future__ import annotations
+
 import ctypes
 import threading
+from typing import Any
 
 from . import _library
 
@@ -13,7 +16,7 @@ from . import _library
 class _Handle(ctypes.Structure):
     _fields_ = [("ptr", ctypes.c_void_p)]
 
-    def is_null(self):
+    def is_null(self) -> bool:
         return not self.ptr
 
 
@@ -53,7 +56,7 @@ class MlirStringRef(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
 
     @classmethod
-    def of(cls, data: bytes):
+    def of(cls, data: bytes) -> MlirStringRef:
         """A view of `data`; the caller keeps `data` alive during the call."""
         return cls(ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p), len(data))
 
@@ -61,8 +64,8 @@ class MlirStringRef(ctypes.Structure):
 class MlirLogicalResult(ctypes.Structure):
     _fields_ = [("value", ctypes.c_int8)]
 
-    def succeeded(self):
-        return self.value != 0
+    def succeeded(self) -> bool:
+        return bool(self.value)
 
 
 MLIR_DIAGNOSTIC_ERROR = 0
@@ -74,7 +77,8 @@ MlirDiagnosticHandler = ctypes.CFUNCTYPE(ctypes.c_int8, MlirDiagnostic,
                                          ctypes.c_void_p)
 DeleteUserData = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
-_PROTOTYPES = {
+# ctypes types, as restype and argtypes take them.
+_PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     # name: (result type, argument types)
     "mlirDialectRegistryCreate": (MlirDialectRegistry, []),
     "mlirDialectRegistryDestroy": (None, [MlirDialectRegistry]),
@@ -116,10 +120,10 @@ _PROTOTYPES = {
 }
 
 _lock = threading.Lock()
-_lib = None
+_lib: ctypes.CDLL | None = None
 
 
-def lib():
+def lib() -> ctypes.CDLL:
     """The loaded library, its prototypes declared and its passes registered."""
     global _lib
     with _lock:
@@ -145,12 +149,12 @@ def lib():
 class StringCollector:
     """An MlirStringCallback that gathers the text it is given."""
 
-    def __init__(self):
-        self._parts = []
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
         self.callback = MlirStringCallback(self._append)
 
-    def _append(self, text, _user_data):
+    def _append(self, text: MlirStringRef, _user_data: int | None) -> None:
         self._parts.append(ctypes.string_at(text.data, text.length))
 
-    def text(self):
+    def text(self) -> str:
         return b"".join(self._parts).decode("utf-8", errors="replace")

@@ -1,5 +1,7 @@
 """Finds and loads libSSDCAPI.so, the C API library this package wraps."""
 
+from __future__ import annotations
+
 import ctypes
 import os
 import pathlib
@@ -17,7 +19,7 @@ class LibraryNotFoundError(RuntimeError):
     """libSSDCAPI could not be found or loaded."""
 
 
-def _candidates():
+def _candidates() -> list[tuple[pathlib.Path, str]]:
     """Where to look, in order, each with why it was looked at."""
     configured = os.environ.get(LIBRARY_ENV)
     if configured:
@@ -32,7 +34,7 @@ def _candidates():
     return [(repo / "build" / "lib" / LIBRARY_NAME, "the repository's build/lib")]
 
 
-def load():
+def load() -> ctypes.CDLL:
     """Loads the library, or raises LibraryNotFoundError saying where it looked."""
     looked = []
     for path, origin in _candidates():

@@ -1,5 +1,9 @@
 """Exceptions raised by the package."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+
 from ._library import LibraryNotFoundError
 
 
@@ -10,7 +14,7 @@ class MLIRError(Exception):
     followed by its notes on indented lines.
     """
 
-    def __init__(self, message, diagnostics=()):
+    def __init__(self, message: str, diagnostics: Iterable[str] = ()) -> None:
         self.diagnostics = list(diagnostics)
         text = message
         if self.diagnostics:

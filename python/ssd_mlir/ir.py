@@ -1,7 +1,11 @@
 """Contexts and modules: parsing, verifying and printing IR."""
 
+from __future__ import annotations
+
 import contextlib
+import ctypes
 import re
+from collections.abc import Iterator
 
 from . import _capi
 from .errors import MLIRError
@@ -9,7 +13,7 @@ from .errors import MLIRError
 _FILE_LOCATION = re.compile(r'^loc\("(.*)":(\d+):(\d+)\)$')
 
 
-def _location_text(lib, location):
+def _location_text(lib: ctypes.CDLL, location: _capi.MlirLocation) -> str:
     """`file:line:col` for a file location, MLIR's own text otherwise."""
     printed = _capi.StringCollector()
     lib.mlirLocationPrint(location, printed.callback, None)
@@ -20,7 +24,12 @@ def _location_text(lib, location):
     return text
 
 
-def _diagnostic_text(lib, diagnostic, kind="error", indent=""):
+def _diagnostic_text(
+    lib: ctypes.CDLL,
+    diagnostic: _capi.MlirDiagnostic,
+    kind: str = "error",
+    indent: str = "",
+) -> str:
     """One diagnostic in mlir-opt's layout, its notes indented below it."""
     message = _capi.StringCollector()
     lib.mlirDiagnosticPrint(diagnostic, message.callback, None)
@@ -41,23 +50,29 @@ class _ContextOwner:
     a cycle that holds both in arbitrary order.
     """
 
-    def __init__(self, lib, threading):
+    def __init__(self, lib: ctypes.CDLL, threading: bool) -> None:
         self.lib = lib
         registry = lib.mlirDialectRegistryCreate()
         try:
             lib.ssdRegisterAllDialects(registry)
-            self.handle = lib.mlirContextCreateWithRegistry(registry, threading)
+            # None once destroyed: a stale use then fails in ctypes rather
+            # than passing a dangling pointer to MLIR.
+            self.handle: _capi.MlirContext | None = lib.mlirContextCreateWithRegistry(
+                registry, threading
+            )
         finally:
             lib.mlirDialectRegistryDestroy(registry)
         self.users = 1
-        self.errors = None
+        self.errors: list[str] | None = None
         # Kept here: the C side holds only a pointer to the callback.
         self.handler = _capi.MlirDiagnosticHandler(self._on_diagnostic)
         self.handler_id = lib.mlirContextAttachDiagnosticHandler(
             self.handle, self.handler, None, _capi.DeleteUserData()
         )
 
-    def _on_diagnostic(self, diagnostic, _user_data):
+    def _on_diagnostic(
+        self, diagnostic: _capi.MlirDiagnostic, _user_data: int | None
+    ) -> int:
         # Returning 0 passes the diagnostic on to MLIR's default handler.
         if self.errors is None:
             return 0
@@ -71,10 +86,10 @@ class _ContextOwner:
             self.errors.append(f"(unreadable diagnostic: {error!r})")
         return 1
 
-    def acquire(self):
+    def acquire(self) -> None:
         self.users += 1
 
-    def release(self):
+    def release(self) -> None:
         self.users -= 1
         if self.users == 0:
             self.lib.mlirContextDetachDiagnosticHandler(self.handle, self.handler_id)
@@ -90,19 +105,19 @@ class Context:
     on to MLIR's default handler.
     """
 
-    def __init__(self, threading=True):
+    def __init__(self, threading: bool = True) -> None:
         self._owner = _ContextOwner(_capi.lib(), bool(threading))
 
     @property
-    def _lib(self):
+    def _lib(self) -> ctypes.CDLL:
         return self._owner.lib
 
     @property
-    def _handle(self):
+    def _handle(self) -> _capi.MlirContext | None:
         return self._owner.handle
 
     @contextlib.contextmanager
-    def _capture_errors(self):
+    def _capture_errors(self) -> Iterator[list[str]]:
         """Collects the error diagnostics emitted inside the block."""
         owner = self._owner
         outer, owner.errors = owner.errors, []
@@ -111,54 +126,59 @@ class Context:
         finally:
             owner.errors = outer
 
-    def __del__(self):
+    def __del__(self) -> None:
+        # Absent when __init__ failed, or after a first __del__.
         owner = getattr(self, "_owner", None)
         if owner is not None:
-            self._owner = None
+            del self._owner
             owner.release()
 
 
 class Module:
     """A builtin.module owned by Python; create it with `parse`."""
 
-    def __init__(self, context, handle):
+    def __init__(self, context: Context, handle: _capi.MlirModule) -> None:
         self._context = context
         self._owner = context._owner
         self._owner.acquire()
         self._handle = handle
 
     @property
-    def context(self):
+    def context(self) -> Context:
         return self._context
 
     @property
-    def _operation(self):
-        return self._owner.lib.mlirModuleGetOperation(self._handle)
+    def _operation(self) -> _capi.MlirOperation:
+        operation: _capi.MlirOperation = self._owner.lib.mlirModuleGetOperation(
+            self._handle
+        )
+        return operation
 
-    def verify(self):
+    def verify(self) -> None:
         """Runs the verifiers; raises MLIRError with their diagnostics."""
         with self._context._capture_errors() as errors:
             valid = self._owner.lib.mlirOperationVerify(self._operation)
         if not valid:
             raise MLIRError("module verification failed", errors)
 
-    def __str__(self):
+    def __str__(self) -> str:
         printed = _capi.StringCollector()
         self._owner.lib.mlirOperationPrint(self._operation, printed.callback, None)
         return printed.text()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<ssd_mlir.Module at {self._handle.ptr:#x}>"
 
-    def __del__(self):
+    def __del__(self) -> None:
+        # Absent when __init__ failed, or after a first __del__.
         owner = getattr(self, "_owner", None)
         if owner is not None:
-            self._owner = None
+            del self._owner
             owner.lib.mlirModuleDestroy(self._handle)
             owner.release()
 
 
-def parse(text, context=None, verify=True):
+def parse(text: str, context: Context | None = None, verify: bool = True) -> Module:
     """Parses `text` into a Module, verified unless `verify` is False.
 
     Raises MLIRError with MLIR's diagnostics when the text does not parse
@@ -175,7 +195,7 @@ def parse(text, context=None, verify=True):
         )
     data = text.encode("utf-8")
     with context._capture_errors() as errors:
-        handle = context._lib.ssdModuleCreateParseUnverified(
+        handle: _capi.MlirModule = context._lib.ssdModuleCreateParseUnverified(
             context._handle, _capi.MlirStringRef.of(data)
         )
     if handle.is_null():

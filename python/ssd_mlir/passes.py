@@ -1,11 +1,13 @@
 """Running pass pipelines on a module."""
 
+from __future__ import annotations
+
 from . import _capi
 from .errors import MLIRError, PipelineError
 from .ir import Module
 
 
-def _anchored(pipeline):
+def _anchored(pipeline: str) -> str:
     """The pipeline nested under builtin.module unless it already is."""
     text = pipeline.strip()
     if text.startswith("builtin.module("):
@@ -13,7 +15,7 @@ def _anchored(pipeline):
     return f"builtin.module({text})"
 
 
-def run_pipeline(module, pipeline):
+def run_pipeline(module: Module, pipeline: str) -> Module:
     """Runs `pipeline` on `module` in place and returns the module.
 
     `pipeline` is a textual pass pipeline, anchored on builtin.module
