@@ -11,8 +11,9 @@ batch layout (packed rows, seq_idx cuts, or varlen cu_seqlens with empty
 sequences allowed), every optional input (D per head or per channel, z,
 dt_bias, softplus, dt_limit, initial_states), the chunk size (every power of
 two from 1 to 4096: the ops take no other), the element type (f32, bf16,
-f16) and the state type. ssd-make-case writes the case with the expected y
-and final states of the project's independent reference recurrence;
+f16), the state type and, on the CPU, the thread count. ssd-make-case
+writes the case with the expected y and final states of the project's
+independent reference recurrence;
 ssd-run computes both and checks them against the golden bounds (1e-4 f32,
 1.5e-2 bf16 or f16 states, 5e-3 f16). A case fails when ssd-run exits
 non-zero, prints no verdict for an output, or exceeds the time limit.
@@ -54,7 +55,7 @@ def draw_cu_seqlens(rng, seqlen):
     return [0] + cuts + [seqlen]
 
 
-def draw_case(rng, name, chunk_exponents):
+def draw_case(rng, name, chunk_exponents, cpu=True):
     """One case: the ssd-make-case flags and the ssd-run flags."""
     q = 2 ** rng.choice(chunk_exponents)
     ngroups = rng.choice([1, 1, 2, 3])
@@ -97,6 +98,9 @@ def draw_case(rng, name, chunk_exponents):
     run = ["--chunk-size", str(q), "--dtype", rng.choice(["f32", "bf16", "f16"])]
     if rng.random() < 0.25:
         run += ["--state-dtype", "f16"]
+    # The CPU path's chunk loops on several threads (MLIR's async runtime).
+    if cpu and rng.random() < 0.2:
+        run += ["--threads", str(rng.randint(2, 4))]
     return {"name": name, "make": make, "run": run}
 
 
@@ -224,7 +228,8 @@ def draw_all(args):
     for i in range(args.cases):
         # Every chunk size comes up within the first len(exponents) cases.
         chosen = [exponents[i % len(exponents)]]
-        cases.append(draw_case(rng, "s%d-c%04d" % (args.seed, i), chosen))
+        cases.append(draw_case(rng, "s%d-c%04d" % (args.seed, i), chosen,
+                               cpu=args.backend == "cpu"))
     return cases
 
 
