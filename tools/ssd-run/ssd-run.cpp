@@ -91,7 +91,16 @@ Expected<RunOutputs> runOnGPU(const SSDCase &c, const RunOptions &options,
   LayerSpec spec = layerSpecOfRun(c, options.config);
   std::string dir = options.artifactDir;
   std::string compiledHere;
+  // No driver is an unavailable backend (exit 2, as the usage says), not a
+  // failed run: checked before anything is compiled, and after a given
+  // artifact is read (so that a bad artifact is named first).
+  auto driver = [] {
+    Status s = rt::driverAvailable();
+    return s.ok() ? s : s.withContext("the GPU backend is unavailable");
+  };
   if (dir.empty()) {
+    if (Status s = driver(); !s.ok())
+      return s;
     if (!canCompileArtifacts())
       return compileArtifactForRun(spec, options.strategy).status();
     Expected<std::string> compiled =
@@ -107,6 +116,8 @@ Expected<RunOutputs> runOnGPU(const SSDCase &c, const RunOptions &options,
     return artifact.status();
   if (Status fits = checkArtifactFits(artifact->manifest(), spec); !fits.ok())
     return fits.withContext("artifact " + dir);
+  if (Status s = driver(); !s.ok())
+    return s;
   Expected<RunOutputs> outputs = runGPUBackend(c, *artifact);
   if (!compiledHere.empty()) {
     std::error_code ec;
