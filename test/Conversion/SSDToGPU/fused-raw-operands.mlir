@@ -9,6 +9,7 @@
 // Chunk 64: 79872 bytes, x rows [64][72] and B/C rows [64][136].
 // RAW: shared_memory = 79872
 // RAW: gpu.func @ssd_fused(
+// RAW-SAME: ssd.kernel_config = {{{.*}}operands = "cp.async"
 // RAW-DAG: memref.view {{.*}} to memref<1x64x72xbf16, #gpu.address_space<workgroup>>
 // RAW-DAG: memref.view {{.*}} to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
 // RAW: nvvm.cp.async.shared.global
@@ -17,6 +18,7 @@
 // Chunk 256 (the rows would take 105 KB more: one block per SM), the
 // segment chain and wgmma stage every operand through registers.
 // STAGED: gpu.func @ssd_fused(
+// STAGED-SAME: operands = "registers"
 // STAGED-NOT: nvvm.cp.async
 // STAGED: gpu.return
 func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FusedKernel.h"
+#include "ChainParts.h"
 #include "Sync.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -90,6 +91,26 @@ void persistentLoop(FusedBuild &f) {
   b.setInsertionPointAfter(loop);
 }
 
+/// Every choice the lowering made for this kernel, in one attribute on the
+/// gpu.func (FileChecked, and readable off any lowered module): the block
+/// and grid shape, the work item's rows, the state chain, the tensor-core
+/// instruction, how the chain item's x/B/C reach shared memory, and the
+/// shared memory a block holds.
+DictionaryAttr kernelConfig(FusedBuild &f, StringRef mma, int64_t shared) {
+  Builder b(f.e.b.getContext());
+  NamedAttrList config;
+  config.set("block", b.getI64IntegerAttr(kThreads));
+  config.set("blocks_per_sm", b.getI64IntegerAttr(kBlocksPerSM));
+  config.set("p_block", b.getI64IntegerAttr(f.plan.pBlock));
+  config.set("state_chain",
+             b.getStringAttr(f.plan.segmented ? "segment" : "chunk"));
+  config.set("mma", b.getStringAttr(mma));
+  config.set("operands",
+             b.getStringAttr(rawOperands(f) ? "cp.async" : "registers"));
+  config.set("shared_memory", b.getI64IntegerAttr(shared));
+  return config.getDictionary(b.getContext());
+}
+
 /// Chunks per segment, at run time: enough segment items for about four
 /// per block of the grid (so that the last wave is short), at most
 /// maxSegmentChunks; the chain then has ceil(nc / S) steps.
@@ -151,6 +172,8 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
   k.func->setAttr("ssd.mma", b.getStringAttr(mma));
   persistentLoop(f);
   info.sharedMemory = k.sharedBytes();
+  k.func->setAttr("ssd.kernel_config",
+                  kernelConfig(f, mma, info.sharedMemory));
   return info;
 }
 
