@@ -25,6 +25,7 @@ import concurrent.futures
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -143,6 +144,14 @@ def main():
     ap.add_argument("--crashes", default="fuzz-crashes")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
+    if not os.access(args.ssd_opt, os.X_OK):
+        sys.exit("fuzz_ssd_opt: %s is not an executable" % args.ssd_opt)
+    # Fuzz a private copy: relinking the build's ssd-opt during a long run
+    # would otherwise fail the run on a half-written binary.
+    private = tempfile.TemporaryDirectory(prefix="fuzz-ssd-opt-")
+    copy = os.path.join(private.name, "ssd-opt")
+    shutil.copy2(args.ssd_opt, copy)
+    args.ssd_opt = copy
 
     seeds = SEEDS + [open(p).read() for p in args.seeds]
     # A seed the parser rejects would only fuzz the parser's error paths.
