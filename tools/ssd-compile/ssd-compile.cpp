@@ -52,7 +52,8 @@ stay dynamic).
   --features LIST     comma list of the optional inputs compiled in:
                       D,Dhp,z,dt_bias,softplus,dt_limit,initial_states,
                       seq_idx,varlen
-  --dt-limit LO,HI    the dt clamp (implies dt_limit; HI may be inf)
+  --dt-limit LO,HI    the dt clamp (implies dt_limit; HI may be inf; 0,inf
+                      is no clamp, as in mamba_ssm)
   --target T          sm_90a (default) or cpu
   --strategy S        fused (default: one persistent kernel) or unfused
   --state-chain C     fused only: chunk (default: one chain step per chunk,
@@ -166,7 +167,10 @@ std::optional<std::string> parseArgs(int argc, char **argv, Options &o) {
                "' is out of range (LO finite, HI finite or inf)";
       if (o.spec.dtLimitLo > o.spec.dtLimitHi)
         return "--dt-limit: LO " + loText + " exceeds HI " + hiText;
-      o.spec.add("dt_limit");
+      // (0, inf) is mamba_ssm's "no limit": no clamp is compiled, as a case
+      // with that limit runs without one (ssd-run's check of the artifact).
+      if (o.spec.dtLimitLo != 0.0 || !std::isinf(o.spec.dtLimitHi))
+        o.spec.add("dt_limit");
       o.haveLayerFlags = true;
     } else if (flag == "--target") {
       o.compile.target = value;
