@@ -14,6 +14,9 @@
 #
 #   scripts/device/build-artifacts.sh [OUT_DIR] [BUILD_DIR] [GOLDEN_DIR]
 # Defaults: device-artifacts/ (ignored by git), build-aot/, ../shared/golden.
+# SSD_ARTIFACT_VARIANTS (default: all five) limits the variants compiled, e.g.
+# "fused" to compare one changed kernel (run the suite with the same
+# SSD_SUITE_VARIANTS).
 # Exits non-zero when any artifact fails to compile (and names it).
 set -u -o pipefail
 
@@ -31,6 +34,7 @@ mkdir -p "$out/golden" "$out/golden-art/unfused" "$out/golden-art/fused" \
   "$out/golden-art/fused-wgmma" "$out/tile-products"
 status=0
 built=0
+variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma}
 
 # The layer flags of a case folder, as ssd-run derives them (LayerSpec).
 case_flags() {
@@ -96,7 +100,7 @@ for case in "$golden"/*/ "$extra"/*/; do
   [ -f "$case/case.json" ] || continue
   cp -r "$case" "$out/golden/$name"
   flags=$(case_flags "$case")
-  for variant in unfused fused fused-segment fused-f16state fused-wgmma; do
+  for variant in $variants; do
     for q in 64 128 256; do
       for dtype in f32 bf16 f16; do
         # shellcheck disable=SC2086
@@ -108,7 +112,7 @@ for case in "$golden"/*/ "$extra"/*/; do
 done
 
 # Mamba-2 2.7B: h=80 p=64 n=128 g=1, bf16 x/B/C, dt_softplus with dt_bias, D per head.
-for variant in unfused fused fused-segment fused-f16state fused-wgmma; do
+for variant in $variants; do
   for q in 128 256; do
     compile_one "$variant" "$out/mamba2-$variant-q$q-bf16" --nheads 80 --headdim 64 \
       --dstate 128 --ngroups 1 --features D,dt_bias,softplus --chunk-size "$q" --dtype bf16
@@ -123,20 +127,27 @@ ptxas=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
 for mma in mma.sync wgmma; do
   for shape in "64 64 128 64" "64 128 128 64" "64 64 256 32"; do
     read -r m n k depth <<<"$shape"
+    # How A reaches the tensor cores: register fragments (plain, scaled
+    # along k, causal) are an mma.sync path.
+    sources=staged
+    [ "$mma" = mma.sync ] && sources="staged registers scaled causal"
     for ak in true false; do
       for bk in true false; do
+        for a_source in $sources; do
         name="tile-${mma/./}-m$m-n$n-k$k-d$depth-a$ak-b$bk"
-        if echo 'module {}' | "$opt" --ssd-test-tile-product="m=$m n=$n k=$k depth=$depth a-k-contiguous=$ak b-k-contiguous=$bk mma=$mma" \
+        [ "$a_source" = staged ] || name="$name-$a_source"
+        if echo 'module {}' | "$opt" --ssd-test-tile-product="m=$m n=$n k=$k depth=$depth a-k-contiguous=$ak b-k-contiguous=$bk mma=$mma a-source=$a_source" \
              --ssd-gpu-kernels-to-binary="format=isa" -o "$out/tile-products/$name.mlir" &&
            python3 "$src/scripts/gpu-binary-ptx.py" "$out/tile-products/$name.mlir" "$out/tile-products/$name.ptx" &&
            "$ptxas" -arch=sm_90a "$out/tile-products/$name.ptx" -o "$out/tile-products/$name.cubin"; then
-          echo "$name $m $n $k $ak $bk $mma" >>"$out/tile-products/cases.txt"
+          echo "$name $m $n $k $ak $bk $mma $a_source" >>"$out/tile-products/cases.txt"
           built=$((built + 1))
         else
           echo "FAIL: $name"
           status=1
         fi
         rm -f "$out/tile-products/$name.mlir" "$out/tile-products/$name.ptx"
+        done
       done
     done
   done

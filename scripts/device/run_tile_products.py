@@ -5,8 +5,10 @@ checks each against a float64 host product of the same bf16 inputs.
     run_tile_products.py DIR [--json FILE]
 
 DIR holds <name>.cubin and cases.txt (one line per kernel: name m n k
-a_k_contiguous b_k_contiguous mma), as scripts/device/build-artifacts.sh
-writes them. Loads the cubins with CuPy (the GPU machine has it), passes
+a_k_contiguous b_k_contiguous mma [a_source]), as
+scripts/device/build-artifacts.sh writes them. a_source (default staged) is
+the pass's a-source: `scaled` multiplies A along k by 2^(k % 3 - 1),
+`causal` zeroes A(k, m) for k > m; the host product does the same. Loads the cubins with CuPy (the GPU machine has it), passes
 every memref as its expanded descriptor (allocated and aligned pointer,
 offset, sizes, strides). Prints one PASS/FAIL line per kernel and exits 1
 when any product is off by more than 1e-4 (relative to its largest
@@ -39,13 +41,23 @@ def descriptor(array):
             np.int64(cols), np.int64(1))
 
 
-def run_case(cp, folder, name, m, n, k, a_k, b_k, rng):
+def effective_a(a_mk, a_source):
+    """A (m x k, float64) as the kernel's a-source transforms it."""
+    m, k = a_mk.shape
+    if a_source == "scaled":
+        return a_mk * (2.0 ** (np.arange(k) % 3 - 1))[None, :]
+    if a_source == "causal":
+        return np.where(np.arange(k)[None, :] <= np.arange(m)[:, None], a_mk, 0.0)
+    return a_mk
+
+
+def run_case(cp, folder, name, m, n, k, a_k, b_k, rng, a_source="staged"):
     a = rng.standard_normal((m, k) if a_k else (k, m)).astype(np.float32)
     b = rng.standard_normal((n, k) if b_k else (k, n)).astype(np.float32)
     a_bits, b_bits = to_bf16_bits(a), to_bf16_bits(b)
     a64 = from_bf16_bits(a_bits).astype(np.float64)
     b64 = from_bf16_bits(b_bits).astype(np.float64)
-    ref = (a64 if a_k else a64.T) @ (b64.T if b_k else b64)
+    ref = effective_a(a64 if a_k else a64.T, a_source) @ (b64.T if b_k else b64)
     module = cp.RawModule(path=f"{folder}/{name}.cubin")
     kernel = module.get_function("tile_product")
     d_a, d_b = cp.asarray(a_bits), cp.asarray(b_bits)
@@ -68,11 +80,13 @@ def main():
         for line in cases:
             if not line.strip():
                 continue
-            name, m, n, k, a_k, b_k, mma = line.split()
+            fields = line.split()
+            name, m, n, k, a_k, b_k, mma = fields[:7]
+            a_source = fields[7] if len(fields) > 7 else "staged"
             m, n, k = int(m), int(n), int(k)
             try:
                 err = run_case(cp, folder, name, m, n, k, a_k == "true",
-                               b_k == "true", rng)
+                               b_k == "true", rng, a_source)
                 error = None
             except Exception as exc:  # one broken kernel must not hide the rest
                 err, error = float("inf"), f"{type(exc).__name__}: {exc}"
@@ -80,9 +94,10 @@ def main():
             failed += not ok
             print(f"{'PASS' if ok else 'FAIL'}: {name} m={m} n={n} k={k} "
                   f"A k-contiguous={a_k} B k-contiguous={b_k} mma={mma} "
+                  f"a-source={a_source} "
                   f"max_rel_err={err:.3e}" + (f" ({error})" if error else ""))
             rows.append({"name": name, "m": m, "n": n, "k": k, "a_k_contiguous": a_k == "true",
-                         "b_k_contiguous": b_k == "true", "mma": mma,
+                         "b_k_contiguous": b_k == "true", "mma": mma, "a_source": a_source,
                          "max_rel_err": err, "status": "PASS" if ok else "FAIL",
                          **({"error": error} if error else {})})
     if json_path:

@@ -95,9 +95,11 @@ Value Emitter::dim(Value memref, int64_t d) {
 
 Value Emitter::loadVector(Value memref, ValueRange indices, int64_t width) {
   Type element = cast<MemRefType>(memref.getType()).getElementType();
+  // Aligned to the vector's bytes, at most 16 (callers guarantee it).
+  int64_t bytes = width * element.getIntOrFloatBitWidth() / 8;
   return vector::LoadOp::create(b, VectorType::get({width}, element), memref,
                                 indices, /*nontemporal=*/false,
-                                llvm::MaybeAlign(16));
+                                llvm::MaybeAlign(std::min<int64_t>(bytes, 16)));
 }
 void Emitter::storeVector(Value v, Value memref, ValueRange indices) {
   Type element = cast<MemRefType>(memref.getType()).getElementType();

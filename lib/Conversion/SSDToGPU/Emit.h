@@ -79,7 +79,7 @@ public:
 
   // Vectors (16-byte accesses: callers guarantee the alignment).
   /// `width` consecutive elements along the innermost dimension, in the
-  /// memref's element type.
+  /// memref's element type, aligned to min(16, their bytes).
   Value loadVector(Value memref, ValueRange indices, int64_t width);
   /// Narrows a float vector to the memref's element type and stores it.
   void storeVector(Value v, Value memref, ValueRange indices);

@@ -100,6 +100,30 @@ ScanOperands scanOperands(Emitter &e, const SSDProblem &p, const KernelFunc &k,
   return o;
 }
 
+std::function<Value(Value, Value)> weightPairs(Emitter &e,
+                                               const SSDProblem &p,
+                                               const KernelFunc &k,
+                                               const ScanTile &s) {
+  Value cb = k.arg("CB");
+  return [&e, &p, &s, cb](Value j, Value row) {
+    Value i = e.add(s.i0, row);
+    Value iq = e.min(i, e.idx(p.chunk - 1));
+    Value raw = e.loadVector(cb, {s.batch, s.c, s.group, iq, j}, 2);
+    Value dAi = e.load(s.sDA, {iq});
+    Value dAj = e.loadVector(s.sDA, {j}, 2);
+    Value dtj = e.loadVector(s.sDt, {j}, 2);
+    // The same operations, in the same order, as the staged weights
+    // (scanOperands' convertVector): the outputs stay bitwise the same.
+    return e.mapF32(raw, [&](Value v, int64_t t) {
+      Value at = vector::ExtractOp::create(e.b, dAj, ArrayRef<int64_t>{t});
+      Value w = e.mulf(
+          e.mulf(v, e.decay(e.subf(dAi, at))),
+          vector::ExtractOp::create(e.b, dtj, ArrayRef<int64_t>{t}));
+      return e.select(e.le(e.add(j, e.idx(t)), i), w, e.f32(0.0));
+    });
+  };
+}
+
 /// z * sigmoid(z) = z / (1 + exp(-z)).
 static Value gate(Emitter &e, Value z) {
   return e.divf(z, e.addf(e.f32(1.0), e.exp(e.subf(e.f32(0.0), z))));

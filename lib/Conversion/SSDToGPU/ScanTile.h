@@ -46,6 +46,13 @@ struct ScanOperands {
 ScanOperands scanOperands(Emitter &e, const SSDProblem &p, const KernelFunc &k,
                           const ScanTile &s, bool vectors);
 
+/// The intra-chunk weights of `s` two at a time, elements (j, row) and
+/// (j + 1, row) (j even) as vector<2xf32>: register A fragments
+/// (TileOperand::fragmentPair), rounded as the staged weights are.
+std::function<Value(Value j, Value row)>
+weightPairs(Emitter &e, const SSDProblem &p, const KernelFunc &k,
+            const ScanTile &s);
+
 /// y[i0 + row, p0 + col] = v + D x, gated by z, for valid tokens and
 /// columns.
 void storeScanOutput(Emitter &e, const SSDProblem &p, const KernelFunc &k,

@@ -9,6 +9,7 @@
 #include "ssd/Conversion/SSDToGPU/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace ssd {
 #define GEN_PASS_DEF_TESTTILEPRODUCT
@@ -46,7 +47,29 @@ struct TestTileProductPass
     if (mma == "wgmma" && !TileMatmul::wgmmaFits(m, n, depth))
       return bad("wgmma takes 64-row tiles with n a multiple of 16, got " +
                  Twine(m) + "x" + Twine(n));
+    if (aSource != "staged" && aSource != "registers" && aSource != "scaled" &&
+        aSource != "causal")
+      return bad("a-source must be 'staged', 'registers', 'scaled' or "
+                 "'causal', got '" + aSource + "'");
+    if (aSource != "staged" && mma != "mma.sync")
+      return bad("a-source '" + aSource + "' needs mma=mma.sync, got '" + mma +
+                 "'");
     return success();
+  }
+
+  /// `matrix` (rows x cols) copied into shared memory as a resident
+  /// operand is laid out, [1][rows][cols + pad]; the caller's barrier
+  /// makes it visible.
+  static Value copyToShared(Emitter &e, KernelFunc &kernel, Value matrix) {
+    auto type = cast<MemRefType>(matrix.getType());
+    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    Value buffer = kernel.sharedBuffer({1, rows, cols + kResidentPad},
+                                       type.getElementType());
+    e.forLoop(e.threadId(), e.idx(rows * cols), e.idx(kThreads), [&](Value el) {
+      Value r = e.div(el, e.idx(cols)), c = e.rem(el, e.idx(cols));
+      e.store(e.load(matrix, {r, c}), buffer, {e.idx(0), r, c});
+    });
+    return buffer;
   }
 
   void runOnOperation() override {
@@ -102,9 +125,44 @@ struct TestTileProductPass
       };
       return op;
     };
-    SmallVector<Value> acc =
-        mm.accumulate(mm.zero(), e.idx(0), e.idx(k),
-                      operand(aArg, aKContiguous), operand(bArg, bKContiguous));
+    TileOperand a = operand(aArg, aKContiguous);
+    TileOperand bOp = operand(bArg, bKContiguous);
+    if (aSource != "staged") {
+      // B read in place; A from registers, or in place and scaled.
+      bOp.resident = copyToShared(e, kernel, bArg);
+      if (aSource == "scaled")
+        a.resident = copyToShared(e, kernel, aArg);
+      e.barrier();
+    }
+    bool causal = aSource == "causal";
+    if (aSource == "registers" || causal) {
+      a.fragmentPair = [&e, aArg, causal, this](Value kk, Value row) {
+        SmallVector<Value> pair;
+        for (int64_t t = 0; t < 2; ++t) {
+          Value kt = e.add(kk, e.idx(t));
+          Value v = aKContiguous ? e.loadF32(aArg, {row, kt})
+                                 : e.loadF32(aArg, {kt, row});
+          pair.push_back(causal ? e.select(e.le(kt, row), v, e.f32(0.0)) : v);
+        }
+        return vector::FromElementsOp::create(
+            e.b, VectorType::get({2}, e.b.getF32Type()), pair);
+      };
+      if (causal)
+        a.diagonal = e.idx(0);
+    } else if (aSource == "scaled") {
+      // s(k) = 2^(k % 3 - 1): 0.5, 1, 2, exact in bf16.
+      auto scale = [&e](Value kk) {
+        Value r = e.rem(kk, e.idx(3));
+        return e.select(e.eq(r, e.idx(0)), e.f32(0.5),
+                        e.select(e.eq(r, e.idx(1)), e.f32(1.0), e.f32(2.0)));
+      };
+      a.kScalePair = [&e, scale](Value kk) {
+        SmallVector<Value> pair = {scale(kk), scale(e.add(kk, e.idx(1)))};
+        return vector::FromElementsOp::create(
+            e.b, VectorType::get({2}, e.b.getF32Type()), pair);
+      };
+    }
+    SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(k), a, bOp);
     mm.epilogue(acc, [&](Value row, Value col, Value v) {
       e.store(v, cArg, {row, col});
     });

@@ -204,12 +204,14 @@ SmallVector<Value> TileMatmul::accumulate(ValueRange acc, Value kBegin,
                                           Value kEnd, const TileOperand &a,
                                           const TileOperand &b) {
   assert((!a.resident && !b.resident) ||
-         (usesMma() && (a.loadVector || a.resident) &&
+         (usesMma() && (a.loadVector || a.resident || a.fragmentPair) &&
           (b.loadVector || b.resident)) &&
              "a resident operand needs the vector path");
   assert((!wgmma || (!a.resident && (!b.resident || b.kContiguous))) &&
          "wgmma reads a resident B with k contiguous only");
   assert((!a.resident || b.resident) && "a staged B beside a resident A");
+  if (a.fragmentPair || a.kScalePair)
+    return accumulateVector(acc, kBegin, kEnd, a, b);
   if (usesMma() && (a.loadVector || a.resident) &&
       (b.loadVector || b.resident) &&
       (tileM * tileK) % (kVectorWidth * 32) == 0 &&

@@ -64,6 +64,20 @@ struct TileOperand {
   /// The buffer row holding the tile's row 0 (a tile over part of a
   /// resident buffer); null for row 0.
   Value residentRow0;
+
+  // A operands made in registers (mma.sync, vector path, beside a resident
+  // B): the fragments go straight to the tensor cores, never through a
+  // staged slice, its stores, its barrier or ldmatrix.
+  /// A's fragments computed in registers: elements (k, row) and (k + 1,
+  /// row), k even, as vector<2xf32>; the product zeroes those at k >= kEnd.
+  std::function<Value(Value k, Value row)> fragmentPair;
+  /// With `resident` (A only): the fragments read from it are multiplied,
+  /// element (k, row) by element k % 2 of kScalePair(k - k % 2) (f32,
+  /// vector<2xf32>); the rounding is that of a staged convertVector.
+  std::function<Value(Value k)> kScalePair;
+  /// Optional with fragmentPair: A(k, row) is zero for k > row + diagonal,
+  /// so a warp skips the k16 steps past its last row's diagonal.
+  Value diagonal;
 };
 
 /// Row padding (elements) of a resident operand: keeps ldmatrix rows on
@@ -156,9 +170,18 @@ private:
   struct SliceAt {
     Value stage, k0, row0;
   };
-  llvm::SmallVector<Value> mmaStepStaged(ValueRange acc, Value viewA,
-                                         bool aTrans, SliceAt aAt, Value viewB,
-                                         bool bTrans, SliceAt bAt);
+  /// `a` supplies A's register fragments (fragmentPair) or their k scale
+  /// (kScalePair); `kEnd` masks computed fragments.
+  llvm::SmallVector<Value> mmaStepStaged(ValueRange acc, const TileOperand &a,
+                                         Value viewA, bool aTrans, SliceAt aAt,
+                                         Value viewB, bool bTrans, SliceAt bAt,
+                                         Value kEnd);
+  /// The m16k16 A fragment (vector<4x2xmmaType>) of rows m0.. and k
+  /// kAbs.., computed by a.fragmentPair (TileMatmulRegisterA.cpp).
+  Value computeFragmentA(const TileOperand &a, Value m0, Value kAbs,
+                         Value kEnd);
+  /// `frag` (read at k kAbs..) scaled along k by a.kScalePair.
+  Value scaleFragmentA(const TileOperand &a, Value frag, Value kAbs);
   llvm::SmallVector<Value> wgmmaStep(ValueRange acc, Value viewA,
                                      bool aKMajor, Value viewB, bool bKMajor,
                                      Value stage, bool bResident, Value bK0);

@@ -223,10 +223,11 @@ void TileMatmul::storeSlice(const TileOperand &op, Value view, int64_t rows,
 /// operand sits k-major in shared memory and is read with ldmatrix.trans,
 /// which yields the same fragments. B is read at stage `bStage`, k offset
 /// `bK0` (a resident B: stage 0, the slice's k).
-SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc, Value viewA,
+SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
+                                             const TileOperand &a, Value viewA,
                                              bool aTrans, SliceAt aAt,
                                              Value viewB, bool bTrans,
-                                             SliceAt bAt) {
+                                             SliceAt bAt, Value kEnd) {
   Value stage = aAt.stage, aK0 = aAt.k0, bStage = bAt.stage, bK0 = bAt.k0;
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
@@ -240,18 +241,24 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc, Value viewA,
   auto bType = VectorType::get({2, 2}, mmaType);
   bool pairB = fragsN % 2 == 0;
   SmallVector<Value> next(acc.begin(), acc.end());
-  for (int64_t ks = 0; ks < tileK; ks += 16) {
-    SmallVector<Value> aFrags, bFrags;
+  // One k16 step of this warp's fragments.
+  auto kStep = [&](int64_t ks, ValueRange cur) -> SmallVector<Value> {
+    SmallVector<Value> aFrags, bFrags, out(cur.begin(), cur.end());
+    Value kAbs = e.add(aK0, e.idx(ks));
     for (int64_t i = 0; i < fragsM; ++i) {
       Value m0 = e.add(mBase, e.idx(16 * i));
+      if (a.fragmentPair) {
+        aFrags.push_back(computeFragmentA(a, m0, kAbs, kEnd));
+        continue;
+      }
       SmallVector<Value> at =
           aTrans ? SmallVector<Value>{stage,
                                       e.add(e.add(hi8, l8), e.add(aK0, e.idx(ks))),
                                       e.add(m0, mid8)}
                  : SmallVector<Value>{stage, e.add(m0, l16),
                                       e.add(hi8, e.add(aK0, e.idx(ks)))};
-      aFrags.push_back(
-          nvgpu::LdMatrixOp::create(e.b, aType, viewA, at, aTrans, 4));
+      Value frag = nvgpu::LdMatrixOp::create(e.b, aType, viewA, at, aTrans, 4);
+      aFrags.push_back(a.kScalePair ? scaleFragmentA(a, frag, kAbs) : frag);
     }
     for (int64_t j = 0; j < fragsN; j += pairB ? 2 : 1) {
       Value n0 = e.add(nBase, e.idx(8 * j));
@@ -289,8 +296,23 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc, Value viewA,
     }
     for (int64_t i = 0; i < fragsM; ++i)
       for (int64_t j = 0; j < fragsN; ++j)
-        next[i * fragsN + j] =
-            mmaSync(e, aFrags[i], bFrags[j], next[i * fragsN + j]);
+        out[i * fragsN + j] =
+            mmaSync(e, aFrags[i], bFrags[j], out[i * fragsN + j]);
+    return out;
+  };
+  SmallVector<Type> accTypes(acc.getTypes());
+  for (int64_t ks = 0; ks < tileK; ks += 16) {
+    if (!a.diagonal) {
+      next = kStep(ks, next);
+      continue;
+    }
+    // A is zero past the diagonal: a warp whose last row ends before this
+    // k16 step skips it (warp-uniform; the accumulators pass through).
+    Value lastRow = e.add(mBase, e.idx(fragsM * 16 - 1));
+    Value live = e.le(e.add(aK0, e.idx(ks)), e.add(lastRow, a.diagonal));
+    next = e.ifElse(
+        live, accTypes, [&] { return kStep(ks, next); },
+        [&] { return next; });
   }
   return next;
 }
@@ -299,9 +321,17 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
                                                 Value kEnd,
                                                 const TileOperand &a,
                                                 const TileOperand &b) {
-  bool residentA = static_cast<bool>(a.resident);
+  // A made in registers is staged no more than a resident A.
+  bool registerA = static_cast<bool>(a.fragmentPair);
+  bool residentA = a.resident || registerA;
   bool residentB = static_cast<bool>(b.resident);
-  Value viewA = residentA ? a.resident : stagedView(0, a.kContiguous, tileM);
+  assert((!registerA && !a.kScalePair && !a.diagonal) ||
+         (!wgmma && residentB && (registerA != bool(a.kScalePair)) &&
+          (!a.kScalePair || a.resident) && !a.residentRow0) &&
+             "register A fragments: mma.sync beside a resident B");
+  Value viewA = a.resident  ? a.resident
+                : registerA ? Value()
+                            : stagedView(0, a.kContiguous, tileM);
   Value viewB = residentB ? b.resident : stagedView(1, b.kContiguous, tileN);
   Value zeroIdx = e.idx(0);
   Value aRow0 = a.residentRow0 ? a.residentRow0 : zeroIdx;
@@ -314,8 +344,8 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
                        residentB, k0);
     SliceAt aAt{residentA ? zeroIdx : stage, residentA ? k0 : zeroIdx, aRow0};
     SliceAt bAt{residentB ? zeroIdx : stage, residentB ? k0 : zeroIdx, bRow0};
-    return mmaStepStaged(cur, viewA, !a.kContiguous, aAt, viewB,
-                         !b.kContiguous, bAt);
+    return mmaStepStaged(cur, a, viewA, !a.kContiguous, aAt, viewB,
+                         !b.kContiguous, bAt, kEnd);
   };
   SmallVector<Type> accTypes(acc.getTypes());
   size_t numAcc = acc.size();

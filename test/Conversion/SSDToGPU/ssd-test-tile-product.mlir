@@ -5,6 +5,11 @@
 // RUN: not ssd-opt %s --ssd-test-tile-product="mma=wgmma m=128 n=64" 2>&1 | FileCheck %s --check-prefix=BAD-WGMMA
 // RUN: not ssd-opt %s --ssd-test-tile-product="k=100" 2>&1 | FileCheck %s --check-prefix=BAD-K
 // RUN: not ssd-opt %s --ssd-test-tile-product="m=0" 2>&1 | FileCheck %s --check-prefix=BAD-SIZE
+// RUN: ssd-opt %s --ssd-test-tile-product="a-source=registers" | FileCheck %s --check-prefix=REGS
+// RUN: ssd-opt %s --ssd-test-tile-product="a-source=scaled a-k-contiguous=false" | FileCheck %s --check-prefix=SCALED
+// RUN: ssd-opt %s --ssd-test-tile-product="a-source=causal" | FileCheck %s --check-prefix=CAUSAL
+// RUN: not ssd-opt %s --ssd-test-tile-product="a-source=shared" 2>&1 | FileCheck %s --check-prefix=BAD-SOURCE
+// RUN: not ssd-opt %s --ssd-test-tile-product="a-source=registers mma=wgmma" 2>&1 | FileCheck %s --check-prefix=BAD-SOURCE-MMA
 
 // One 64x64 tile product over k = 128 in 64-deep slices. With wgmma the
 // slices are staged as core matrices (no ldmatrix), made visible to the
@@ -34,6 +39,40 @@
 // SYNC: nvgpu.ldmatrix
 // SYNC: nvvm.mma.sync
 
+// A's fragments made in registers: B copied into shared memory once (one
+// barrier, none per slice), only B read by ldmatrix (x2 per n8 pair), each
+// A pair masked at k and narrowed to bf16 in registers.
+// REGS: gpu.func @tile_product
+// REGS-SAME: workgroup(%[[B:.*]] : memref<1x64x136xbf16, #gpu.address_space<workgroup>>
+// REGS: gpu.barrier
+// REGS-NOT: gpu.barrier
+// REGS: vector.from_elements {{.*}} : vector<2xf32>
+// REGS: arith.select {{.*}} : vector<2xi1>, vector<2xf32>
+// REGS: arith.truncf {{.*}} : vector<2xf32> to vector<2xbf16>
+// REGS: nvgpu.ldmatrix %[[B]]
+// REGS: nvvm.mma.sync
+// REGS-NOT: gpu.barrier
+// REGS: gpu.return
+
+// A and B both in shared memory, A read with ldmatrix.trans (k x m) and its
+// fragments scaled along k in f32 before the product.
+// SCALED: %[[FRAG:.*]] = nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true} : memref<1x128x72xbf16
+// SCALED: %[[ROW:.*]] = vector.extract %[[FRAG]][0] : vector<2xbf16> from vector<4x2xbf16>
+// SCALED-NEXT: %[[WIDE:.*]] = arith.extf %[[ROW]] : vector<2xbf16> to vector<2xf32>
+// SCALED-NEXT: %[[SCALED:.*]] = arith.mulf %[[WIDE]], {{.*}} : vector<2xf32>
+// SCALED-NEXT: arith.truncf %[[SCALED]] : vector<2xf32> to vector<2xbf16>
+// SCALED: nvvm.mma.sync
+
+// Causal A: every k16 step sits in an scf.if on the warp's last row, the
+// accumulators passing through when the step lies past the diagonal.
+// CAUSAL: %[[LIVE:.*]] = arith.cmpi sle
+// CAUSAL-NEXT: scf.if %[[LIVE]] -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// CAUSAL: nvvm.mma.sync
+// CAUSAL: } else {
+// CAUSAL-NEXT: scf.yield
+
+// BAD-SOURCE: error: ssd-test-tile-product: a-source must be 'staged', 'registers', 'scaled' or 'causal', got 'shared'
+// BAD-SOURCE-MMA: error: ssd-test-tile-product: a-source 'registers' needs mma=mma.sync, got 'wgmma'
 // BAD-MMA: error: ssd-test-tile-product: mma must be 'mma.sync' or 'wgmma', got 'hmma'
 // BAD-WGMMA: error: ssd-test-tile-product: wgmma takes 64-row tiles with n a multiple of 16, got 128x64
 // BAD-K: error: ssd-test-tile-product: the vector fills need m, n multiples of 8, k a multiple of depth and whole warps of vectors per slice

@@ -119,6 +119,14 @@ def TestTileProduct : Pass<"ssd-test-tile-product", "::mlir::ModuleOp"> {
     (`m x n`), static memrefs passed as expanded descriptors. It exists so
     that each tensor-core path (`mma`), operand layout and tile shape can be
     checked on its own against a host product, without the SSD around it.
+
+    `a-source` picks how A reaches the tensor cores (mma.sync only for all
+    but `staged`): `staged` (the vector fills), `registers` (A's fragments
+    computed in registers from global memory beside B copied into shared
+    memory and read in place), `scaled` (A and B both copied into shared
+    memory, A's fragments multiplied along k by s(k) = 2^(k % 3 - 1), exact
+    in bf16) or `causal` (as `registers`, with A(k, m) zero for k > m and
+    the warps skipping the k16 steps past their diagonal).
   }];
   let options = [
     Option<"m", "m", "int64_t", /*default=*/"64", "Output rows (tile M)">,
@@ -132,6 +140,9 @@ def TestTileProduct : Pass<"ssd-test-tile-product", "::mlir::ModuleOp"> {
            "B is n x k (k contiguous) rather than k x n">,
     Option<"mma", "mma", "std::string", /*default=*/"\"mma.sync\"",
            "Tensor-core instruction: mma.sync or wgmma (sm_90a)">,
+    Option<"aSource", "a-source", "std::string", /*default=*/"\"staged\"",
+           "How A reaches the tensor cores: staged, registers, scaled or "
+           "causal">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",

@@ -102,10 +102,12 @@ bool rawOperandsApply(FusedBuild &f) {
 /// staged.
 int64_t bufferBytes(FusedBuild &f, bool raw) {
   int64_t bytes = 0;
+  // With raw operands no A is staged either: x w and the weights are
+  // register fragments, C is read in place.
   if (stateVectors(f))
-    bytes = stateProduct(f).vectorBytes(false, raw);
+    bytes = stateProduct(f).vectorBytes(raw, raw);
   if (scanVectors(f))
-    bytes = std::max(bytes, scanProduct(f).vectorBytes(false, raw));
+    bytes = std::max(bytes, scanProduct(f).vectorBytes(raw, raw));
   return bytes;
 }
 
@@ -295,6 +297,11 @@ void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
     return e.loadVector(bMat, {it.row, tokenAt(e, r, l), it.group, nn},
                         kVectorWidth);
   };
+  if (it.sX) {
+    // x w as register fragments: x read in place, scaled by w in registers.
+    xw.resident = it.sX;
+    xw.kScalePair = [&](Value l) { return e.loadVector(it.sW, {l}, 2); };
+  }
   if (it.sBC) {
     // B's rows copied by cp.async (zero past the chunk): wait, then read
     // them in place.
@@ -436,6 +443,10 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
       acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), cRows, o.state);
       acc = mm.scaleRows(acc, [&](Value rr) { return e.load(sScale, {rr}); });
       o.xj.resident = it.sX;
+      // The weights as register fragments beside x in place; warps skip
+      // the k16 steps past their rows' diagonal.
+      o.weights.fragmentPair = weightPairs(e, p, f.k, tile);
+      o.weights.diagonal = i0;
     } else {
       acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), o.cScaled,
                           o.state);
