@@ -7,8 +7,8 @@
 // persistent kernel on num_sms * 2 blocks, the counters in zero-initialised
 // workspaces, the passed states in nc + 1 slots per row. Shared memory is one
 // dynamic arena (the item kinds reuse its bytes), over the 48 KB static
-// limit: 107264 bytes is the per-chunk chain item's (the chunk's x rows,
-// 18 KB, and B then C rows, 34 KB, copied by cp.async; 34 KB of product
+// limit: 109568 bytes is the per-chunk chain item's (the chunk's x rows,
+// 18 KB, and B then C rows, 34 KB, copied by cp.async; 36 KB of product
 // stages and output tile; the 17 KB resident state operand); with
 // state-chain=segment 113792
 // bytes, the segment item's (the same and the 32 KB f32 running state), so
@@ -17,14 +17,14 @@
 
 // CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // CHECK-SAME: constants = {chunk_size = 128 : i64, dstate = 128 : i64, dtype = "bf16", features = ["D", "dt_bias", "softplus"], headdim = 64 : i64, ngroups = 1 : i64, nheads = 80 : i64, p_block = 64 : i64, state_dtype = "f32"}
-// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 107264 : i64}]
+// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 109568 : i64}]
 // CHECK-SAME: tensors = [{dtype = "bf16", name = "x", shape = [1, "L", 80, 64]}
 // CHECK-SAME: {dtype = "f32", name = "final_states", output = true, shape = [1, 80, 64, 128]}]
 // CHECK-SAME: workspaces = [{dtype = "f32", name = "dt_out", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "dA_cumsum", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "CB", shape = [1, "nc", 1, 128, 128]}, {dtype = "f32", name = "passed_states", shape = [1, "nc + 1", 80, 64, 128]}, {dtype = "i32", name = "ticket", shape = [1], zero_init = true}, {dtype = "i32", name = "cumsum_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "cb_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}]
 // CHECK-NOT: func.func
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @ssd_fused(
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 107264 : i64, state_chain = "chunk"}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 109568 : i64, state_chain = "chunk"}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
 // CHECK-NEXT: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[XROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x72xbf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[BCROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x136xbf16, #gpu.address_space<workgroup>>

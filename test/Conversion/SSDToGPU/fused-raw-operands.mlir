@@ -14,14 +14,11 @@
 // RAW-DAG: memref.view {{.*}} to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
 // RAW: nvvm.cp.async.shared.global
 // RAW: nvvm.cp.async.wait.group 0
-// The chunk-state product's x w: x's fragments read in place, scaled by w
-// in registers.
-// RAW: arith.extf {{.*}} : vector<2xbf16> to vector<2xf32>
-// RAW: nvvm.mma.sync
-// The scan's weights: computed as register fragments from pairs of CB,
-// each k16 step of a warp under its diagonal test.
+// The scan's weights: register fragments computed from pairs of CB (each
+// warp owns whole rows of the chunk), each k16 step of a warp under its
+// diagonal test.
 // RAW: scf.if {{.*}} -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
-// RAW: vector.load {{.*}} : memref<1x?x1x64x64xf32>, vector<2xf32>
+// RAW: vector.load {{.*}} {alignment = 8 : i64} : memref<1x?x1x64x64xf32>, vector<2xf32>
 // RAW: math.exp
 // RAW: arith.truncf {{.*}} : vector<2xf32> to vector<2xbf16>
 // RAW: nvvm.mma.sync
@@ -32,7 +29,7 @@
 // STAGED: gpu.func @ssd_fused(
 // STAGED-SAME: operands = "registers"
 // STAGED-NOT: nvvm.cp.async
-// STAGED-NOT: arith.extf {{.*}} : vector<2xbf16> to vector<2xf32>
+// STAGED-NOT: vector.load {{.*}} : memref<1x?x1x{{[0-9]+}}x{{[0-9]+}}xf32>, vector<2xf32>
 // STAGED: gpu.return
 func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {
   %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 64 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>

@@ -12,6 +12,7 @@
 #include "../ScanTile.h"
 #include "Sync.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -40,9 +41,14 @@ int64_t scanDepth(const SSDProblem &p) {
   return depthFor(p, std::min(p.state, p.chunk));
 }
 
-/// Output rows of one chunk-scan tile (64-row tiles measured no slower than
-/// whole-chunk ones, and they skip the upper triangle of CB).
-int64_t scanRows(const SSDProblem &p) { return tileEdge(p.chunk); }
+/// Output rows of one chunk-scan tile: 64 (measured no slower than
+/// whole-chunk tiles when the weights are staged, and they skip the upper
+/// triangle of CB); the whole chunk up to 128 rows with raw operands, where
+/// the weights are register fragments that each warp computes for its own
+/// rows only once.
+int64_t scanRows(const SSDProblem &p, bool raw) {
+  return raw && p.chunk <= 128 ? p.chunk : tileEdge(p.chunk);
+}
 
 } // namespace
 
@@ -51,8 +57,8 @@ TileMatmul stateProduct(FusedBuild &f) {
                     mmaElementType(f.p), f.plan.mma);
 }
 
-TileMatmul scanProduct(FusedBuild &f) {
-  return TileMatmul(f.e, f.k, scanRows(f.p), roundUp(f.plan.pBlock, 16),
+TileMatmul scanProduct(FusedBuild &f, bool raw) {
+  return TileMatmul(f.e, f.k, scanRows(f.p, raw), roundUp(f.plan.pBlock, 16),
                     scanDepth(f.p), mmaElementType(f.p), f.plan.mma);
 }
 
@@ -102,12 +108,10 @@ bool rawOperandsApply(FusedBuild &f) {
 /// staged.
 int64_t bufferBytes(FusedBuild &f, bool raw) {
   int64_t bytes = 0;
-  // With raw operands no A is staged either: x w and the weights are
-  // register fragments, C is read in place.
   if (stateVectors(f))
-    bytes = stateProduct(f).vectorBytes(raw, raw);
+    bytes = stateProduct(f).vectorBytes(false, raw);
   if (scanVectors(f))
-    bytes = std::max(bytes, scanProduct(f).vectorBytes(raw, raw));
+    bytes = std::max(bytes, scanProduct(f, raw).vectorBytes(false, raw));
   return bytes;
 }
 
@@ -125,7 +129,7 @@ int64_t rawChainItemBytes(FusedBuild &f) {
   int64_t state = f.plan.pBlock * (p.state + kResidentPad) * element;
   return rows * (f.plan.pBlock + kResidentPad) +
          rows * (p.state + kResidentPad) + bufferBytes(f, true) + state +
-         4 * (3 * p.chunk + scanRows(p)) + 256;
+         4 * (3 * p.chunk + scanRows(p, true)) + 256;
 }
 
 } // namespace
@@ -297,11 +301,6 @@ void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
     return e.loadVector(bMat, {it.row, tokenAt(e, r, l), it.group, nn},
                         kVectorWidth);
   };
-  if (it.sX) {
-    // x w as register fragments: x read in place, scaled by w in registers.
-    xw.resident = it.sX;
-    xw.kScalePair = [&](Value l) { return e.loadVector(it.sW, {l}, 2); };
-  }
   if (it.sBC) {
     // B's rows copied by cp.async (zero past the chunk): wait, then read
     // them in place.
@@ -373,8 +372,9 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   Emitter &e = f.e;
   const SSDProblem &p = f.p;
   int64_t pBlock = f.plan.pBlock;
-  int64_t rows = scanRows(p), cols = roundUp(pBlock, 16);
-  TileMatmul mm = scanProduct(f);
+  bool raw = static_cast<bool>(it.sBC);
+  int64_t rows = scanRows(p, raw), cols = roundUp(pBlock, 16);
+  TileMatmul mm = scanProduct(f, raw);
   bool vectors = scanVectors(f) && cols == pBlock;
   if (vectors)
     mm.shareVectorBuffer(shared);
@@ -407,7 +407,6 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
     startId = e.load(f.arg("seq_idx"), {it.row, tokenBefore(e, p, it.c)});
   // C's rows copied by cp.async: the barrier after the row scales below
   // makes them visible.
-  bool raw = static_cast<bool>(it.sBC);
   assert((!raw || (vectors && it.sState)) && "raw operands need both vector paths");
   if (raw)
     waitAsyncCopies(e);
@@ -443,8 +442,9 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
       acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), cRows, o.state);
       acc = mm.scaleRows(acc, [&](Value rr) { return e.load(sScale, {rr}); });
       o.xj.resident = it.sX;
-      // The weights as register fragments beside x in place; warps skip
-      // the k16 steps past their rows' diagonal.
+      // The weights as register fragments beside x in place, each computed
+      // once (a warp owns whole rows of the chunk); warps skip the k16
+      // steps past their rows' diagonal.
       o.weights.fragmentPair = weightPairs(e, p, f.k, tile);
       o.weights.diagonal = i0;
     } else {

@@ -52,8 +52,9 @@ void copyChunkC(FusedBuild &f, ChainItem &it);
 
 /// The chunk-state product: one pBlock x dstate tile.
 TileMatmul stateProduct(FusedBuild &f);
-/// The chunk-scan product: scanRows output rows by the item's columns.
-TileMatmul scanProduct(FusedBuild &f);
+/// The chunk-scan product: scanRows output rows by the item's columns
+/// (`raw`: the item's operands are raw, see rawOperands).
+TileMatmul scanProduct(FusedBuild &f, bool raw = false);
 /// Whether the chunk-state / chunk-scan products take the vector path.
 bool stateVectors(FusedBuild &f);
 bool scanVectors(FusedBuild &f);
