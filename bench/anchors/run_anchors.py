@@ -435,8 +435,10 @@ def run_ssd_bench(binary, runs, args, commit):
         row["timing"] = "ssd-bench: CUDA events per launch, median"
         # ssd-bench names the manifest's strategy; the variant (fused-f16state,
         # a fast mode, ...) is what the table must tell apart.
-        if row.get("artifact") in which:
-            row["strategy"] = which[row["artifact"]][0]
+        # (ssd-bench writes the artifact folder's name, not its path.)
+        named = {os.path.basename(art): v for art, v in which.items()}
+        if row.get("artifact") in named:
+            row["strategy"] = named[row["artifact"]][0]
     # A run that failed: "ssd-bench: error: ART b=B L=L: message" on stderr.
     failures = []
     for line in r.stderr.splitlines():
