@@ -33,16 +33,8 @@ namespace fused {
 
 void emitChainItem(FusedBuild &f, Value index) {
   Emitter &e = f.e;
-  const SSDProblem &p = f.p;
   ChainItem it;
-  it.pb = e.rem(index, e.idx(f.plan.pBlocks));
-  Value rest = e.div(index, e.idx(f.plan.pBlocks));
-  it.head = e.rem(rest, e.idx(p.heads));
-  rest = e.div(rest, e.idx(p.heads));
-  it.c = e.rem(rest, f.numChunks);
-  it.row = e.div(rest, f.numChunks);
-  it.group = e.div(it.head, e.idx(p.heads / p.groups));
-  it.p0 = e.mul(it.pb, f.plan.pBlock);
+  it.c = decodeChainIndex(f, index, f.numChunks, it);
   it.place = placeChunk(f, it.c);
   // x and B are inputs: their copies start before the wait for the chunk's
   // cumsum and CB.

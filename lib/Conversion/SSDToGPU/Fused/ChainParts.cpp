@@ -52,6 +52,21 @@ int64_t scanRows(const SSDProblem &p, bool raw) {
 
 } // namespace
 
+Value decodeChainIndex(FusedBuild &f, Value index, Value steps,
+                       ChainItem &it) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  it.pb = e.rem(index, e.idx(f.plan.pBlocks));
+  Value rest = e.div(index, e.idx(f.plan.pBlocks));
+  it.head = e.rem(rest, e.idx(p.heads));
+  rest = e.div(rest, e.idx(p.heads));
+  Value step = e.rem(rest, steps);
+  it.row = e.div(rest, steps);
+  it.group = e.div(it.head, e.idx(p.heads / p.groups));
+  it.p0 = e.mul(it.pb, f.plan.pBlock);
+  return step;
+}
+
 TileMatmul stateProduct(FusedBuild &f) {
   return TileMatmul(f.e, f.k, f.plan.pBlock, f.p.state, stateDepth(f.p),
                     mmaElementType(f.p), f.plan.mma);

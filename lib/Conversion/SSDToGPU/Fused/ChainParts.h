@@ -40,6 +40,11 @@ struct ChainItem {
   Value sX, sBC;
 };
 
+/// Decodes a chain item index, (row, step, head, pb) with pb fastest and
+/// `steps` steps (chunks, or segments) per row: sets it.row, head, group,
+/// pb and p0, and returns the step.
+Value decodeChainIndex(FusedBuild &f, Value index, Value steps, ChainItem &it);
+
 /// Whether the chain item's products read x, B and C from shared copies made
 /// by cp.async (mma.sync, both vector paths, 16-byte rows).
 bool rawOperands(FusedBuild &f);

@@ -202,15 +202,8 @@ void emitSegmentItem(FusedBuild &f, Value index) {
   Emitter &e = f.e;
   const SSDProblem &p = f.p;
   ChainItem it;
-  it.pb = e.rem(index, e.idx(f.plan.pBlocks));
-  Value rest = e.div(index, e.idx(f.plan.pBlocks));
-  it.head = e.rem(rest, e.idx(p.heads));
-  rest = e.div(rest, e.idx(p.heads));
   Segment s;
-  s.k = e.rem(rest, f.chainSteps);
-  it.row = e.div(rest, f.chainSteps);
-  it.group = e.div(it.head, e.idx(p.heads / p.groups));
-  it.p0 = e.mul(it.pb, f.plan.pBlock);
+  s.k = decodeChainIndex(f, index, f.chainSteps, it);
   s.c0 = e.mul(s.k, f.segmentChunks);
   s.c1 = e.min(e.add(s.c0, f.segmentChunks), f.numChunks);
   s.chunks = e.sub(s.c1, s.c0);
