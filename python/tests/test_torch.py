@@ -299,3 +299,57 @@ def test_c_kernel_checks_its_arguments():
         run(cu_seqlens=torch.tensor([0, 5, 13], dtype=torch.int32))
     with pytest.raises(_layer.LayerError, match=r"tensor 'seq_idx' is not an argument"):
         run(seq_idx=torch.zeros(1, 12, dtype=torch.int32))
+
+
+def _ssd_compile():
+    import os
+    import pathlib
+    lib = pathlib.Path(os.environ.get("SSD_MLIR_LIB") or
+                       pathlib.Path(__file__).resolve().parents[2] / "build" / "lib")
+    return (lib if lib.is_dir() else lib.parent).parent / "bin" / "ssd-compile"
+
+
+def test_gpu_artifacts_compiled_cached_and_found(tmp_path, monkeypatch):
+    # The GPU path's artifact lookup, without a GPU: compiled on demand into
+    # $SSD_MLIR_CACHE, loadable by the runtime, the same as the ssd-compile
+    # command the error would print, and taken from $SSD_MLIR_ARTIFACTS first.
+    import shlex
+    import subprocess
+    from ssd_mlir import _runtime, torch as op_module
+    from ssd_mlir.torch import artifact_name, compile_command, kernel_spec
+    monkeypatch.setenv("SSD_MLIR_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("SSD_MLIR_ARTIFACTS", raising=False)
+    args = small(D="hp", z=True, dt_bias=True)
+    spec = kernel_spec(**args, chunk_size=64, dt_softplus=True, dt_limit=(0.0, 0.5))
+    name = artifact_name(spec, "sm_90a")
+    folder = op_module._find_or_compile(spec, "sm_90a")
+    assert folder == str(tmp_path / "cache" / name)
+    assert _runtime.Artifact(folder).target == "sm_90a"
+    command = shlex.split(compile_command(spec, "sm_90a", str(tmp_path / "cli")))
+    assert command[0] == "ssd-compile" and "--dt-limit" in command
+    subprocess.run([str(_ssd_compile()), *command[1:]], check=True)
+    for file in ("manifest.json", "kernels.cubin"):
+        assert (tmp_path / "cli" / name / file).read_bytes() == \
+            (tmp_path / "cache" / name / file).read_bytes()
+    monkeypatch.setenv("SSD_MLIR_ARTIFACTS", str(tmp_path / "cli"))
+    assert op_module._find_or_compile(spec, "sm_90a") == str(tmp_path / "cli" / name)
+
+
+def test_missing_artifact_without_compiler_names_ssd_compile(tmp_path, monkeypatch):
+    from ssd_mlir import _layer as layer_module, torch as op_module
+    from ssd_mlir._library import LibraryNotFoundError
+    from ssd_mlir.torch import ArtifactNotFoundError, kernel_spec
+
+    def no_library():
+        raise LibraryNotFoundError("not here")
+
+    monkeypatch.setattr(layer_module, "lib", no_library)
+    monkeypatch.setenv("SSD_MLIR_ARTIFACTS", str(tmp_path))
+    monkeypatch.setenv("SSD_MLIR_CACHE", str(tmp_path / "cache"))
+    spec = kernel_spec(**small(D="h"), chunk_size=64)
+    with pytest.raises(ArtifactNotFoundError,
+                       match=r"(?s)no SSD-MLIR artifact h4-p4-n8-g2-q64-f32-sf32-D-sm_90a .*"
+                             r"ssd-compile --nheads 4 --headdim 4 --dstate 8 --ngroups 2 "
+                             r"--chunk-size 64 --dtype f32 --state-dtype f32 --features D "
+                             r"--target sm_90a -o \$SSD_MLIR_ARTIFACTS/h4-p4-n8-g2"):
+        op_module._find_or_compile(spec, "sm_90a")
