@@ -353,3 +353,16 @@ def test_missing_artifact_without_compiler_names_ssd_compile(tmp_path, monkeypat
                              r"--chunk-size 64 --dtype f32 --state-dtype f32 --features D "
                              r"--target sm_90a -o \$SSD_MLIR_ARTIFACTS/h4-p4-n8-g2"):
         op_module._find_or_compile(spec, "sm_90a")
+
+
+def test_threaded_cpu_kernel(monkeypatch):
+    # SSD_MLIR_CPU_THREADS compiles a kernel whose chunk loops run on threads.
+    from ssd_mlir import torch as op_module
+    monkeypatch.setenv("SSD_MLIR_CPU_THREADS", "2")
+    args = make_inputs(1, 2, 300, 4, 4, 2, 8, torch.float32, D="h", initial_states=True,
+                       seq_idx_cuts=(100,))
+    y, final = mamba_chunk_scan_combined(**args, chunk_size=16, return_final_states=True)
+    expected_y, expected_states = reference(args)
+    assert rel_error(y, expected_y) <= 1e-4
+    assert rel_error(final, expected_states) <= 1e-4
+    assert any(threads == 2 for _, threads in op_module._cpu_kernels)
