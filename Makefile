@@ -24,10 +24,11 @@ build: deps
 check-lit:
 	cmake --build $(BUILD_DIR) --target check-ssd
 
-# The tests, then a static type check of the package (mypy --strict; its
-# settings are in python/pyproject.toml).
+# The tests (the PyTorch op's too: the torch extra installs PyTorch; its
+# CUDA tests skip without a GPU), then a static type check of the package
+# (mypy --strict; its settings are in python/pyproject.toml).
 check-python:
-	$(PYTHON) -m pip install -q -e python[test]
+	$(PYTHON) -m pip install -q -e 'python[test,torch]'
 	SSD_MLIR_LIB=$(abspath $(BUILD_DIR))/lib $(PYTHON) -m pytest -q python/tests
 	$(PYTHON) -m mypy --strict --config-file python/pyproject.toml \
 	  --cache-dir python/.mypy_cache python/ssd_mlir

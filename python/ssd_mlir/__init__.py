@@ -2,7 +2,13 @@
 
 A thin ctypes layer over libSSDCAPI.so (found through $SSD_MLIR_LIB or the
 repository's build/lib), loaded when the first Context is created.
+
+ssd_mlir.torch (imported on first use, since it needs PyTorch) holds the
+drop-in for mamba_ssm's mamba_chunk_scan_combined.
 """
+
+import importlib
+from typing import Any
 
 from ._version import __version__
 from .errors import LibraryNotFoundError, MLIRError, PipelineError
@@ -18,3 +24,10 @@ __all__ = [
     "parse",
     "run_pipeline",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # `ssd_mlir.torch` without importing PyTorch for users who never touch it.
+    if name == "torch":
+        return importlib.import_module(".torch", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -153,6 +153,15 @@ for mma in mma.sync wgmma; do
   done
 done
 
+# The PyTorch op's GPU tests (python/tests/test_torch_gpu.py): their artifacts
+# and reference outputs, where this build has libSSDCAPI and PyTorch is here.
+if [ -f "$build/lib/libSSDCAPI.so" ] && python3 -c 'import torch' 2>/dev/null; then
+  SSD_MLIR_LIB=$build/lib python3 "$src/scripts/device/build-torch-cases.py" "$out/torch" ||
+    { echo "FAIL: torch cases"; status=1; }
+else
+  echo "note: no torch cases (needs $build/lib/libSSDCAPI.so and PyTorch)"
+fi
+
 {
   echo "commit $(git -C "$src" rev-parse --short HEAD)$(git -C "$src" diff --quiet HEAD -- lib tools include || echo '+dirty')"
   echo "compiler $("$compile" --help >/dev/null 2>&1 && echo ssd-compile)"

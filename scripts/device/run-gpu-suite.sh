@@ -18,7 +18,9 @@
 #   5. compute-sanitizer: memcheck on one golden case per strategy, racecheck
 #      and synccheck on the fused kernel;
 #   6. the benchmark (bench/ssd-bench, Mamba-2 2.7B shape), every variant in
-#      the same process on the same inputs.
+#      the same process on the same inputs;
+#   and, where ARTIFACTS_DIR/torch exists, the PyTorch op's CUDA tests
+#   (python/tests/test_torch_gpu.py) before the sanitizer steps.
 # Environment: SSD_SUITE_VARIANTS, the golden variants to run (default all
 # five); SSD_SUITE_BENCH=0 leaves out the benchmark (step 6).
 # Writes RESULTS_DIR/gpu-suite.json ({"steps": [{"name", "status", ...}]})
@@ -128,6 +130,15 @@ if [ -f "$res/long-512k.json" ]; then
   ok=$(python3 -c "print(1 if float('$err') <= 1.5e-2 else 0)" 2>/dev/null)
   [ "$ok" = 1 ] && record long-512k-accuracy PASS "max_rel_err=$err (bf16 bound 1.5e-2)" \
                 || record long-512k-accuracy FAIL "max_rel_err=$err (bf16 bound 1.5e-2)"
+fi
+
+# The PyTorch op on CUDA tensors (reference cases, in_proj views, streams,
+# CUDA graph replay, torch.compile), on the runtime built above.
+if [ -d "$art/torch/cases" ]; then
+  run_step torch-op env SSD_MLIR_RUNTIME_LIB="$build/lib" \
+    SSD_MLIR_ARTIFACTS="$art/torch/artifacts" SSD_MLIR_TORCH_CASES="$art/torch/cases" \
+    SSD_MLIR_CACHE="$res/torch-cache" timeout 600 python3 -m pytest -q -p no:cacheprovider \
+    "$src/python/tests/test_torch_gpu.py"
 fi
 
 sanitizer=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer

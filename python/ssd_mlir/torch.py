@@ -1,0 +1,599 @@
+"""A drop-in for mamba_ssm's ``mamba_chunk_scan_combined`` on SSD-MLIR kernels.
+
+    from ssd_mlir.torch import mamba_chunk_scan_combined
+    y = mamba_chunk_scan_combined(x, dt, A, B, C, chunk_size=128, D=D, z=z,
+                                  dt_bias=dt_bias, dt_softplus=True)
+
+Same arguments, semantics and return values as mamba_ssm's forward. The op is
+``torch.ops.ssd_mlir.chunk_scan_combined`` (torch.library.custom_op with a
+fake implementation, so torch.compile(fullgraph=True) traces it); backward
+raises NotImplementedError.
+
+CPU tensors run in process: the layer is JIT-compiled once through libSSDCAPI
+(the CPU pipeline on MLIR's ExecutionEngine) per (static sizes, features,
+dtype, chunk size, dt_limit) and reused for every batch and length.
+
+CUDA tensors launch an artifact through libSSDRuntime on
+torch.cuda.current_stream(), with the workspace from PyTorch's allocator.
+Artifacts are cached per (static sizes, features, dtype, chunk size,
+compute capability): loaded from $SSD_MLIR_ARTIFACTS (folders named by
+``artifact_name``), else compiled on demand into $SSD_MLIR_CACHE where
+libSSDCAPI (MLIR) is present; otherwise the error gives the ssd-compile
+command that builds the missing artifact.
+"""
+
+# No `from __future__ import annotations`: torch.library infers the op's
+# schema from the annotations at run time.
+import math
+import os
+import pathlib
+import shlex
+import threading
+from collections.abc import Sequence
+from typing import Any, Optional, Tuple, Union
+
+import torch
+from torch import Tensor
+
+from . import _layer
+from ._layer import LayerSpec
+from ._library import LibraryNotFoundError
+
+__all__ = [
+    "ARTIFACTS_ENV",
+    "CACHE_ENV",
+    "ArtifactNotFoundError",
+    "artifact_name",
+    "compile_command",
+    "kernel_spec",
+    "layer_spec",
+    "mamba_chunk_scan_combined",
+]
+
+ARTIFACTS_ENV = "SSD_MLIR_ARTIFACTS"
+CACHE_ENV = "SSD_MLIR_CACHE"
+THREADS_ENV = "SSD_MLIR_CPU_THREADS"
+
+_IO_DTYPES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}
+
+
+class ArtifactNotFoundError(RuntimeError):
+    """No GPU artifact for a layer, and no compiler here to build one."""
+
+
+# ---------------------------------------------------------------------------
+# Argument checks. Each message names the argument, what was expected and what
+# was given; they run in the Python wrapper, so under torch.compile they
+# become guards on shapes and dtypes rather than graph breaks.
+# ---------------------------------------------------------------------------
+
+
+def _shape(t: Tensor) -> tuple[int, ...]:
+    return tuple(int(d) for d in t.shape)
+
+
+def _expect_tensor(name: str, value: Any) -> Tensor:
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name}: expected a torch.Tensor, got {type(value).__name__}")
+    return value
+
+
+def _expect_shape(name: str, t: Tensor, expected: Sequence[int], symbols: str) -> None:
+    if _shape(t) != tuple(expected):
+        raise ValueError(
+            f"{name}: expected shape {symbols} = {tuple(expected)}, got {_shape(t)}")
+
+
+def _expect_float(name: str, t: Tensor) -> None:
+    if not t.dtype.is_floating_point:
+        raise TypeError(f"{name}: expected a floating-point dtype, got {t.dtype}")
+
+
+def _expect_index(name: str, t: Tensor) -> None:
+    if t.dtype not in (torch.int32, torch.int64):
+        raise TypeError(f"{name}: expected dtype torch.int32, got {t.dtype}")
+
+
+def _expect_device(name: str, t: Tensor, device: torch.device) -> None:
+    if t.device != device:
+        raise ValueError(
+            f"{name}: expected a tensor on {device} (x's device), got {t.device}")
+
+
+def _check_arguments(
+    x: Tensor, dt: Tensor, A: Tensor, B: Tensor, C: Tensor, chunk_size: int,
+    D: Optional[Tensor], z: Optional[Tensor], dt_bias: Optional[Tensor],
+    initial_states: Optional[Tensor], seq_idx: Optional[Tensor],
+    cu_seqlens: Optional[Tensor], dt_limit: Any, return_varlen_states: bool,
+) -> None:
+    x = _expect_tensor("x", x)
+    if x.dim() != 4:
+        raise ValueError(
+            f"x: expected shape (batch, seqlen, nheads, headdim), got {_shape(x)}")
+    if x.dtype not in _IO_DTYPES:
+        raise TypeError(
+            f"x: expected dtype torch.float32, torch.bfloat16 or torch.float16, "
+            f"got {x.dtype}")
+    b, L, h, p = _shape(x)
+    B = _expect_tensor("B", B)
+    if B.dim() != 4:
+        raise ValueError(
+            f"B: expected shape (batch, seqlen, ngroups, dstate), got {_shape(B)}")
+    g, n = int(B.shape[2]), int(B.shape[3])
+    device = x.device
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int):
+        raise TypeError(f"chunk_size: expected an int, got {type(chunk_size).__name__}")
+    if chunk_size <= 0 or chunk_size & (chunk_size - 1):
+        raise ValueError(
+            f"chunk_size: expected a power of two (SSD-MLIR's kernels take no "
+            f"other), got {chunk_size}")
+    if g <= 0 or h % g:
+        raise ValueError(f"B: ngroups (dimension 2) = {g} must divide nheads = {h}")
+    tokens = (b, L, h, p)
+    groups = (b, L, g, n)
+    required = [
+        ("dt", dt, (b, L, h), "(batch, seqlen, nheads)"),
+        ("A", A, (h,), "(nheads,)"),
+        ("B", B, groups, "(batch, seqlen, ngroups, dstate)"),
+        ("C", C, groups, "(batch, seqlen, ngroups, dstate)"),
+    ]
+    for name, t, shape, symbols in required:
+        t = _expect_tensor(name, t)
+        _expect_shape(name, t, shape, symbols)
+        _expect_float(name, t)
+        _expect_device(name, t, device)
+    for name, t in (("B", B), ("C", C)):
+        if t.dtype != x.dtype:
+            raise TypeError(f"{name}: expected dtype {x.dtype} (x's dtype), got {t.dtype}")
+    if D is not None:
+        D = _expect_tensor("D", D)
+        if _shape(D) not in ((h,), (h, p)):
+            raise ValueError(
+                f"D: expected shape (nheads,) = {(h,)} or (nheads, headdim) = "
+                f"{(h, p)}, got {_shape(D)}")
+        _expect_float("D", D)
+        _expect_device("D", D, device)
+    if z is not None:
+        z = _expect_tensor("z", z)
+        _expect_shape("z", z, tokens, "(batch, seqlen, nheads, headdim)")
+        if z.dtype != x.dtype:
+            raise TypeError(f"z: expected dtype {x.dtype} (x's dtype), got {z.dtype}")
+        _expect_device("z", z, device)
+    if dt_bias is not None:
+        dt_bias = _expect_tensor("dt_bias", dt_bias)
+        _expect_shape("dt_bias", dt_bias, (h,), "(nheads,)")
+        _expect_float("dt_bias", dt_bias)
+        _expect_device("dt_bias", dt_bias, device)
+    if initial_states is not None:
+        initial_states = _expect_tensor("initial_states", initial_states)
+        _expect_shape("initial_states", initial_states, (b, h, p, n),
+                      "(batch, nheads, headdim, dstate)")
+        _expect_float("initial_states", initial_states)
+        _expect_device("initial_states", initial_states, device)
+    if seq_idx is not None:
+        seq_idx = _expect_tensor("seq_idx", seq_idx)
+        _expect_shape("seq_idx", seq_idx, (b, L), "(batch, seqlen)")
+        _expect_index("seq_idx", seq_idx)
+        _expect_device("seq_idx", seq_idx, device)
+    if (not isinstance(dt_limit, (tuple, list)) or len(dt_limit) != 2
+            or not all(isinstance(v, (int, float)) for v in dt_limit)):
+        raise TypeError(f"dt_limit: expected a pair (low, high) of floats, got {dt_limit!r}")
+    lo, hi = float(dt_limit[0]), float(dt_limit[1])
+    if math.isnan(lo) or math.isnan(hi) or lo < 0 or lo > hi:
+        raise ValueError(f"dt_limit: expected 0 <= low <= high, got {(lo, hi)}")
+    if return_varlen_states:
+        if cu_seqlens is None:
+            raise ValueError("cu_seqlens: required when return_varlen_states is True")
+        cu_seqlens = _expect_tensor("cu_seqlens", cu_seqlens)
+        if cu_seqlens.dim() != 1 or cu_seqlens.shape[0] < 2:
+            raise ValueError(
+                f"cu_seqlens: expected shape (num_sequences + 1,) with at least "
+                f"one sequence, got {_shape(cu_seqlens)}")
+        _expect_index("cu_seqlens", cu_seqlens)
+        _expect_device("cu_seqlens", cu_seqlens, device)
+        if b != 1:
+            raise ValueError(
+                f"x: return_varlen_states needs batch 1 (sequences packed along "
+                f"seqlen), got batch {b}")
+
+
+# ---------------------------------------------------------------------------
+# Specs and artifact names.
+# ---------------------------------------------------------------------------
+
+
+def layer_spec(
+    x: Tensor, B: Tensor, chunk_size: int, D: Optional[Tensor] = None,
+    z: Optional[Tensor] = None, dt_bias: Optional[Tensor] = None,
+    initial_states: bool = False, seq_idx: bool = False, varlen: bool = False,
+    dt_softplus: bool = False, dt_limit: tuple[float, float] = (0.0, math.inf),
+) -> LayerSpec:
+    """The kernel a call with these arguments needs (sizes from x and B)."""
+    features = []
+    if D is not None:
+        features.append("D" if D.dim() == 1 else "Dhp")
+    if z is not None:
+        features.append("z")
+    if dt_bias is not None:
+        features.append("dt_bias")
+    if dt_softplus:
+        features.append("softplus")
+    lo, hi = float(dt_limit[0]), float(dt_limit[1])
+    if (lo, hi) != (0.0, math.inf):
+        features.append("dt_limit")
+    if initial_states:
+        features.append("initial_states")
+    if seq_idx:
+        features.append("seq_idx")
+    if varlen:
+        features.append("varlen")
+    return LayerSpec(
+        nheads=int(x.shape[2]), headdim=int(x.shape[3]), dstate=int(B.shape[3]),
+        ngroups=int(B.shape[2]), chunk_size=chunk_size, dtype=_IO_DTYPES[x.dtype],
+        features=tuple(features),
+        dt_limit=(lo, hi) if "dt_limit" in features else (0.0, math.inf))
+
+
+def _call_spec(x: Tensor, B: Tensor, chunk_size: int, D: Optional[Tensor],
+               z: Optional[Tensor], dt_bias: Optional[Tensor],
+               initial_states: Optional[Tensor], seq_idx: Optional[Tensor],
+               dt_softplus: bool, dt_limit: Tuple[float, float],
+               varlen: bool) -> LayerSpec:
+    # The varlen kernel resets at cu_seqlens; seq_idx then only checks them.
+    return layer_spec(x, B, chunk_size, D=D, z=z, dt_bias=dt_bias,
+                      initial_states=initial_states is not None,
+                      seq_idx=seq_idx is not None and not varlen, varlen=varlen,
+                      dt_softplus=dt_softplus, dt_limit=dt_limit)
+
+
+def kernel_spec(
+    x: Tensor, dt: Tensor, A: Tensor, B: Tensor, C: Tensor, chunk_size: int,
+    D: Optional[Tensor] = None, z: Optional[Tensor] = None,
+    dt_bias: Optional[Tensor] = None, initial_states: Optional[Tensor] = None,
+    seq_idx: Optional[Tensor] = None, cu_seqlens: Optional[Tensor] = None,
+    dt_softplus: bool = False, dt_limit: Tuple[float, float] = (0.0, float("inf")),
+    return_final_states: bool = False, return_varlen_states: bool = False,
+) -> LayerSpec:
+    """The kernel that mamba_chunk_scan_combined(same arguments) runs; with
+    artifact_name and compile_command it says which artifact to build
+    ahead of time for a GPU machine without MLIR."""
+    _check_arguments(x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
+                     seq_idx, cu_seqlens, dt_limit, return_varlen_states)
+    return _call_spec(x, B, chunk_size, D, z, dt_bias, initial_states, seq_idx,
+                      dt_softplus, (float(dt_limit[0]), float(dt_limit[1])),
+                      return_varlen_states)
+
+
+def _target_of(device: torch.device) -> str:
+    major, minor = torch.cuda.get_device_capability(device)
+    # Hopper's kernels use sm_90a-only instructions (wgmma, setmaxnreg).
+    return f"sm_{major}{minor}" + ("a" if (major, minor) == (9, 0) else "")
+
+
+def artifact_name(spec: LayerSpec, target: str = "sm_90a") -> str:
+    """The folder name under $SSD_MLIR_ARTIFACTS that holds spec's artifact."""
+    return spec.folder_name(target)
+
+
+def compile_command(spec: LayerSpec, target: str = "sm_90a",
+                    out_root: str = f"${ARTIFACTS_ENV}") -> str:
+    """The ssd-compile command that writes spec's artifact where it is looked up."""
+    out = f"{out_root}/{artifact_name(spec, target)}"
+    words = ["ssd-compile", *spec.compile_flags(), "--target", target, "-o"]
+    return " ".join(shlex.quote(w) for w in words) + " " + out
+
+
+# ---------------------------------------------------------------------------
+# CPU path: libSSDCAPI's JIT kernel on host memory.
+# ---------------------------------------------------------------------------
+
+_cpu_kernels: dict[tuple[LayerSpec, int], _layer.CpuKernel] = {}
+_cpu_lock = threading.Lock()
+
+
+def _cpu_kernel(spec: LayerSpec) -> _layer.CpuKernel:
+    threads = int(os.environ.get(THREADS_ENV, "0") or 0)
+    key = (spec, threads)
+    with _cpu_lock:
+        kernel = _cpu_kernels.get(key)
+        if kernel is None:
+            kernel = _layer.CpuKernel(spec, threads)
+            _cpu_kernels[key] = kernel
+        return kernel
+
+
+def _host(name: str, t: Tensor, dtype: str) -> _layer.HostTensor:
+    return _layer.HostTensor(name, t.data_ptr(), dtype, _shape(t))
+
+
+def _run_cpu(spec: LayerSpec, inputs: dict[str, Tensor], y: Tensor,
+             states: Tensor) -> None:
+    names = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
+             torch.int32: "i32"}
+    tensors = [_host(name, t, names[t.dtype]) for name, t in inputs.items()]
+    tensors.append(_host("y", y, names[y.dtype]))
+    tensors.append(_host("final_states", states, names[states.dtype]))
+    try:
+        _cpu_kernel(spec).run(tensors)
+    except _layer.LayerError as error:
+        raise RuntimeError(f"ssd_mlir CPU kernel: {error}") from None
+
+
+# ---------------------------------------------------------------------------
+# GPU path: libSSDRuntime on torch's current stream.
+# ---------------------------------------------------------------------------
+
+_artifacts: dict[tuple[LayerSpec, str], Any] = {}
+_gpu_lock = threading.Lock()
+
+
+def _cache_root() -> pathlib.Path:
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return pathlib.Path(configured).expanduser()
+    return pathlib.Path.home() / ".cache" / "ssd_mlir" / "artifacts"
+
+
+def _find_or_compile(spec: LayerSpec, target: str) -> str:
+    name = artifact_name(spec, target)
+    roots = [r for r in os.environ.get(ARTIFACTS_ENV, "").split(os.pathsep) if r]
+    for root in roots:
+        folder = pathlib.Path(root).expanduser() / name
+        if (folder / "manifest.json").is_file():
+            return str(folder)
+    folder = _cache_root() / name
+    if (folder / "manifest.json").is_file():
+        return str(folder)
+    try:
+        _layer.lib()
+    except LibraryNotFoundError:
+        looked = ", ".join(roots) or f"(${ARTIFACTS_ENV} is not set)"
+        raise ArtifactNotFoundError(
+            f"no SSD-MLIR artifact {name} for this layer (looked in {looked} and "
+            f"{folder.parent}), and libSSDCAPI (the compiler) is not available "
+            f"here to build one. Where MLIR is installed, run\n  "
+            f"{compile_command(spec, target)}\nand set {ARTIFACTS_ENV} to that "
+            "folder on this machine.") from None
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    # Written under a private name, then renamed: another process may race.
+    partial = folder.parent / f".{name}.{os.getpid()}.{threading.get_ident()}"
+    try:
+        _layer.compile_artifact(spec, str(partial), target=target)
+    except _layer.LayerError as error:
+        raise RuntimeError(
+            f"ssd_mlir: compiling {name} failed ({compile_command(spec, target)}): "
+            f"{error}") from None
+    try:
+        partial.rename(folder)
+    except OSError:
+        if not (folder / "manifest.json").is_file():
+            raise
+    return str(folder)
+
+
+def _artifact(spec: LayerSpec, device: torch.device) -> Any:
+    from . import _runtime
+
+    target = _target_of(device)
+    key = (spec, target)
+    with _gpu_lock:
+        artifact = _artifacts.get(key)
+        if artifact is None:
+            artifact = _runtime.Artifact(_find_or_compile(spec, target))
+            _artifacts[key] = artifact
+        return artifact
+
+
+def _dense(t: Tensor) -> Tensor:
+    return t.contiguous()
+
+
+def _aligned(t: Tensor) -> Tensor:
+    """t, or a copy where the runtime's contiguous, 16-byte aligned layout
+    needs one (the manifests of the project's kernels ask for it)."""
+    t = t.contiguous()
+    if t.numel() and t.data_ptr() % 16:
+        t = t.clone()
+    return t
+
+
+def _run_gpu(spec: LayerSpec, inputs: dict[str, Tensor], y: Tensor,
+             states: Tensor) -> None:
+    from . import _runtime
+
+    names = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
+             torch.int32: "i32"}
+    device = y.device
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    with torch.cuda.device(index):
+        artifact = _artifact(spec, device)
+        all_tensors = {**inputs, "y": y, "final_states": states}
+        tensors = [
+            _runtime.DeviceTensor(name, t.data_ptr(), names[t.dtype], _shape(t),
+                                  [int(s) for s in t.stride()], index)
+            for name, t in all_tensors.items()
+        ]
+        try:
+            size = artifact.workspace_size(tensors)
+            workspace = torch.empty(max(size, 1), dtype=torch.uint8, device=device)
+            stream = torch.cuda.current_stream(device).cuda_stream
+            artifact.launch(tensors, stream, workspace.data_ptr(), size)
+        except _runtime.RuntimeError_ as error:
+            raise RuntimeError(f"ssd_mlir GPU launch ({artifact.folder}): {error}") from None
+
+
+# ---------------------------------------------------------------------------
+# The custom op.
+# ---------------------------------------------------------------------------
+
+
+@torch.library.custom_op("ssd_mlir::chunk_scan_combined", mutates_args=())
+def _chunk_scan_combined(
+    x: Tensor, dt: Tensor, A: Tensor, B: Tensor, C: Tensor, chunk_size: int,
+    D: Optional[Tensor], z: Optional[Tensor], dt_bias: Optional[Tensor],
+    initial_states: Optional[Tensor], seq_idx: Optional[Tensor],
+    cu_seqlens: Optional[Tensor], dt_softplus: bool, dt_limit_lo: float,
+    dt_limit_hi: float, varlen: bool,
+) -> Tuple[Tensor, Tensor, Tensor]:
+    """(y, final_states (b, h, p, n) f32, varlen_states (s, h, p, n) in C's
+    dtype, or (0, h, p, n) without varlen)."""
+    b, L, h, p = _shape(x)
+    n = int(B.shape[3])
+    s = int(cu_seqlens.shape[0]) - 1 if varlen and cu_seqlens is not None else 0
+    y = torch.empty((b, L, h, p), dtype=x.dtype, device=x.device)
+    final = torch.empty((b, h, p, n), dtype=torch.float32, device=x.device)
+    if b == 0 or L == 0:
+        # No token: every state passes through (the kernels take no empty extent).
+        start = (initial_states.float() if initial_states is not None
+                 else torch.zeros_like(final))
+        final.copy_(start)
+        if not varlen:
+            return y, final, torch.empty((0, h, p, n), dtype=C.dtype, device=x.device)
+        seqs = torch.zeros((s, h, p, n), dtype=torch.float32, device=x.device)
+        seqs[:1] = start[:1]
+        return y, final, seqs.to(C.dtype)
+
+    spec = _call_spec(x, B, chunk_size, D, z, dt_bias, initial_states, seq_idx,
+                      dt_softplus, (dt_limit_lo, dt_limit_hi), varlen)
+    cuda = x.device.type == "cuda"
+    if not cuda and x.device.type != "cpu":
+        raise NotImplementedError(
+            f"ssd_mlir.torch.mamba_chunk_scan_combined runs on CPU and CUDA tensors, "
+            f"got {x.device}")
+    prepare = _aligned if cuda else _dense
+    inputs: dict[str, Tensor] = {
+        "x": prepare(x),
+        "dt": prepare(dt.to(torch.float32)),
+        "A": prepare(A.to(torch.float32)),
+        "B": prepare(B),
+        "C": prepare(C),
+    }
+    if D is not None:
+        inputs["D"] = prepare(D.to(torch.float32))
+    if z is not None:
+        inputs["z"] = prepare(z)
+    if dt_bias is not None:
+        inputs["dt_bias"] = prepare(dt_bias.to(torch.float32))
+    if varlen:
+        assert cu_seqlens is not None
+        cu = prepare(cu_seqlens.to(torch.int32))
+        if not cuda or not torch.cuda.is_current_stream_capturing():
+            # The kernels index tokens by cu_seqlens; a host read is fine
+            # outside graph capture (the CPU kernel checks again).
+            _check_cu_seqlens(cu, L, seq_idx)
+        if initial_states is not None:
+            # mamba_ssm's initial state is the row's: the first sequence's.
+            per_seq = torch.zeros((s, h, p, n), dtype=torch.float32, device=x.device)
+            per_seq[:1] = initial_states[:1].to(torch.float32)
+            inputs["initial_states"] = prepare(per_seq)
+        inputs["cu_seqlens"] = cu
+        seqs = torch.empty((s, h, p, n), dtype=torch.float32, device=x.device)
+        (_run_gpu if cuda else _run_cpu)(spec, inputs, y, seqs)
+        # The row's final state is that of its last non-empty sequence.
+        lengths = cu[1:] - cu[:-1]
+        order = torch.arange(s, device=x.device)
+        last = torch.where(lengths > 0, order, torch.full_like(order, -1)).max()
+        final.copy_(seqs.index_select(0, last.reshape(1)))
+        return y, final, seqs.to(C.dtype)
+    if initial_states is not None:
+        inputs["initial_states"] = prepare(initial_states.to(torch.float32))
+    if seq_idx is not None:
+        inputs["seq_idx"] = prepare(seq_idx.to(torch.int32))
+    (_run_gpu if cuda else _run_cpu)(spec, inputs, y, final)
+    return y, final, torch.empty((0, h, p, n), dtype=C.dtype, device=x.device)
+
+
+def _check_cu_seqlens(cu: Tensor, seqlen: int, seq_idx: Optional[Tensor]) -> None:
+    values = [int(v) for v in cu.cpu().tolist()]
+    if values[0] != 0 or values[-1] != seqlen:
+        raise ValueError(
+            f"cu_seqlens: expected offsets from 0 to seqlen = {seqlen}, got "
+            f"{values[0]} to {values[-1]}")
+    for i in range(1, len(values)):
+        if values[i] < values[i - 1]:
+            raise ValueError(
+                f"cu_seqlens: expected non-decreasing offsets, element {i} is "
+                f"{values[i]} after {values[i - 1]}")
+    if seq_idx is None:
+        return
+    # Every sequence is computed from its own start: seq_idx must mark the
+    # same sequences (it does when mamba_ssm's callers derive it).
+    starts = sorted({v for v in values[1:-1] if 0 < v < seqlen})
+    row = [int(v) for v in seq_idx[0].cpu().tolist()]
+    changes = [t for t in range(1, seqlen) if row[t] != row[t - 1]]
+    if changes != starts:
+        raise ValueError(
+            f"seq_idx: with return_varlen_states it must change exactly where "
+            f"cu_seqlens starts a sequence (at tokens {starts}), it changes at "
+            f"{changes}")
+
+
+@_chunk_scan_combined.register_fake
+def _(
+    x: Tensor, dt: Tensor, A: Tensor, B: Tensor, C: Tensor, chunk_size: int,
+    D: Optional[Tensor], z: Optional[Tensor], dt_bias: Optional[Tensor],
+    initial_states: Optional[Tensor], seq_idx: Optional[Tensor],
+    cu_seqlens: Optional[Tensor], dt_softplus: bool, dt_limit_lo: float,
+    dt_limit_hi: float, varlen: bool,
+) -> Tuple[Tensor, Tensor, Tensor]:
+    b, L, h, p = x.shape
+    n = B.shape[3]
+    s = cu_seqlens.shape[0] - 1 if varlen and cu_seqlens is not None else 0
+    return (x.new_empty((b, L, h, p)),
+            x.new_empty((b, h, p, n), dtype=torch.float32),
+            x.new_empty((s, h, p, n), dtype=C.dtype))
+
+
+def _backward(ctx: Any, *grads: Any) -> Any:
+    raise NotImplementedError(
+        "ssd_mlir.torch.mamba_chunk_scan_combined has no backward: SSD-MLIR "
+        "compiles the forward only (the backward kernels for dx, ddt, dA, dB, "
+        "dC, dD, dz, ddt_bias and dinitial_states are not written yet); use "
+        "mamba_ssm's op for training")
+
+
+torch.library.register_autograd("ssd_mlir::chunk_scan_combined", _backward)
+
+
+def mamba_chunk_scan_combined(
+    x: Tensor, dt: Tensor, A: Tensor, B: Tensor, C: Tensor, chunk_size: int,
+    D: Optional[Tensor] = None, z: Optional[Tensor] = None,
+    dt_bias: Optional[Tensor] = None, initial_states: Optional[Tensor] = None,
+    seq_idx: Optional[Tensor] = None, cu_seqlens: Optional[Tensor] = None,
+    dt_softplus: bool = False, dt_limit: tuple[float, float] = (0.0, float("inf")),
+    return_final_states: bool = False, return_varlen_states: bool = False,
+) -> Union[Tensor, tuple[Tensor, Tensor], tuple[Tensor, Tensor, Tensor]]:
+    """mamba_ssm's ``mamba_chunk_scan_combined`` forward on SSD-MLIR.
+
+    x (b, L, h, p); dt (b, L, h); A (h,); B, C (b, L, g, n); D (h,) or (h, p);
+    z like x; dt_bias (h,); initial_states (b, h, p, n); seq_idx (b, L) int32;
+    cu_seqlens (num_sequences + 1,), read only with return_varlen_states.
+
+    x, B, C and z share one dtype (float32, bfloat16 or float16); dt, A, D,
+    dt_bias and initial_states may be any float dtype (computed in float32).
+
+    Returns y (like x); with return_final_states also the final states
+    (b, h, p, n) in float32; with return_varlen_states the state at the end
+    of every sequence of cu_seqlens (num_sequences, h, p, n) in C's dtype:
+    y | (y, final_states) | (y, varlen_states) | (y, final_states, varlen_states).
+
+    With return_varlen_states every sequence of cu_seqlens is computed from
+    its own start (the first from initial_states), as mamba_ssm does when
+    seq_idx marks the same sequences; a seq_idx that disagrees is refused
+    where it can be read without a device sync.
+    """
+    _check_arguments(x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
+                     seq_idx, cu_seqlens, dt_limit, return_varlen_states)
+    lo, hi = float(dt_limit[0]), float(dt_limit[1])
+    outputs: Tuple[Tensor, Tensor, Tensor] = _chunk_scan_combined(
+        x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states, seq_idx,
+        cu_seqlens if return_varlen_states else None, bool(dt_softplus), lo, hi,
+        bool(return_varlen_states))
+    y, final_states, varlen_states = outputs
+    if return_varlen_states:
+        if return_final_states:
+            return y, final_states, varlen_states
+        return y, varlen_states
+    if return_final_states:
+        return y, final_states
+    return y

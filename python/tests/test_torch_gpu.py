@@ -1,0 +1,131 @@
+"""ssd_mlir.torch on CUDA tensors. Skipped without a CUDA device.
+
+Needs the runtime library ($SSD_MLIR_RUNTIME_LIB), the artifacts and the
+cases that scripts/device/build-torch-cases.py writes where MLIR is
+($SSD_MLIR_ARTIFACTS, $SSD_MLIR_TORCH_CASES): on a GPU machine a missing
+one fails the tests rather than skipping them.
+"""
+
+import os
+import pathlib
+
+import pytest
+import torch
+
+from ssd_mlir import torch as ssd_torch
+from ssd_mlir.torch import ArtifactNotFoundError, mamba_chunk_scan_combined
+from torch_cases import BOUNDS, GPU_CASES, DTYPES, make_inputs, rel_error
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(),
+                                reason="needs a CUDA device")
+
+
+def load(name):
+    folder = os.environ.get("SSD_MLIR_TORCH_CASES")
+    assert folder, "set SSD_MLIR_TORCH_CASES (scripts/device/build-torch-cases.py)"
+    case = torch.load(pathlib.Path(folder) / f"{name}.pt")
+    args = {k: (v.cuda() if isinstance(v, torch.Tensor) else v)
+            for k, v in case["args"].items()}
+    return args, case["call"], case["y"], case["states"]
+
+
+@pytest.mark.parametrize("name", [c["name"] for c in GPU_CASES])
+def test_matches_reference(name):
+    args, call, expected_y, expected_states = load(name)
+    dtype = args["x"].dtype
+    out = mamba_chunk_scan_combined(**args, **call)
+    if not isinstance(out, tuple):
+        out = (out,)
+    y = out[0]
+    assert y.device == args["x"].device and y.dtype == dtype
+    assert rel_error(y, expected_y) <= BOUNDS[dtype]
+    if call.get("return_varlen_states"):
+        final, seqs = out[1], out[2]
+        assert seqs.dtype == args["C"].dtype
+        assert rel_error(seqs, expected_states) <= BOUNDS[dtype]
+        assert rel_error(final, expected_states[-1:]) <= BOUNDS[dtype]
+    elif call.get("return_final_states"):
+        assert out[1].dtype == torch.float32
+        assert rel_error(out[1], expected_states) <= BOUNDS[dtype]
+
+
+def plain_case():
+    args, call, _, _ = load("plain-f32")
+    return args, call
+
+
+def test_in_proj_views_match_contiguous_inputs():
+    args, call = plain_case()
+    b, L, h, p = args["x"].shape
+    g, n = args["B"].shape[2:]
+    xbc = torch.cat([args["x"].reshape(b, L, -1), args["B"].reshape(b, L, -1),
+                     args["C"].reshape(b, L, -1)], dim=-1)
+    x, B, C = torch.split(xbc, [h * p, g * n, g * n], dim=-1)
+    views = dict(args, x=x.view(b, L, h, p), B=B.view(b, L, g, n), C=C.view(b, L, g, n))
+    assert not views["x"].is_contiguous()
+    assert torch.equal(mamba_chunk_scan_combined(**views, **call),
+                       mamba_chunk_scan_combined(**args, **call))
+
+
+def test_launches_on_the_current_stream():
+    args, call = plain_case()
+    expected = mamba_chunk_scan_combined(**args, **call)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        y = mamba_chunk_scan_combined(**args, **call)
+    torch.cuda.current_stream().wait_stream(side)
+    assert torch.equal(y, expected)
+
+
+def test_cuda_graph_replay():
+    args, call, _, _ = load("mamba2-bf16")
+    static = {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in args.items()}
+    mamba_chunk_scan_combined(**static, **call)  # loads the module before capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        y = mamba_chunk_scan_combined(**static, **call)
+    fresh = make_inputs(99, dtype=torch.bfloat16, D="h", z=True, dt_bias=True,
+                        **dict(batch=2, seqlen=150, nheads=4, headdim=16, ngroups=2,
+                               dstate=16))
+    for k, v in fresh.items():
+        static[k].copy_(v)
+    graph.replay()
+    torch.cuda.synchronize()
+    eager = mamba_chunk_scan_combined(**{k: v.cuda() for k, v in fresh.items()}, **call)
+    assert torch.equal(y, eager)
+
+
+def test_torch_compile_fullgraph():
+    args, call, expected_y, _ = load("mamba2-bf16")
+
+    def layer(x, dt, A, B, C, D, z, dt_bias):
+        return mamba_chunk_scan_combined(x, dt, A, B, C, D=D, z=z, dt_bias=dt_bias,
+                                         **call) * 2
+
+    y = torch.compile(layer, fullgraph=True)(**args)
+    assert rel_error(y / 2, expected_y) <= BOUNDS[torch.bfloat16]
+
+
+def test_device_mismatch():
+    args, call = plain_case()
+    with pytest.raises(ValueError, match=r"A: expected a tensor on cuda:0 \(x's device\), got cpu"):
+        mamba_chunk_scan_combined(**dict(args, A=args["A"].cpu()), **call)
+
+
+def test_missing_artifact_names_the_ssd_compile_command(tmp_path, monkeypatch):
+    from ssd_mlir import _layer
+    from ssd_mlir._library import LibraryNotFoundError
+    try:
+        _layer.lib()
+        pytest.skip("libSSDCAPI is loadable here: the artifact would be compiled")
+    except LibraryNotFoundError:
+        pass
+    monkeypatch.setenv("SSD_MLIR_ARTIFACTS", str(tmp_path))
+    monkeypatch.setenv("SSD_MLIR_CACHE", str(tmp_path / "cache"))
+    args = make_inputs(0, 1, 16, 2, 12, 1, 16, DTYPES["f32"])  # headdim 12: no artifact
+    with pytest.raises(ArtifactNotFoundError,
+                       match=r"ssd-compile --nheads 2 --headdim 12 --dstate 16"):
+        mamba_chunk_scan_combined(**{k: v.cuda() for k, v in args.items()}, chunk_size=64)
+    assert ssd_torch.ARTIFACTS_ENV == "SSD_MLIR_ARTIFACTS"

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Prepares, where MLIR is, what python/tests/test_torch_gpu.py needs on the
+GPU machine (which has torch and CUDA but no MLIR):
+
+  OUT/artifacts/<artifact_name>/   one artifact per kernel the GPU cases run
+                                   (ssd_mlir.torch.kernel_spec of each call,
+                                   compiled as ssd-compile does, sm_90a)
+  OUT/cases/<name>.pt              each case's inputs, call options and the
+                                   reference outputs (float64 recurrence)
+  OUT/commands.txt                 the equivalent ssd-compile commands
+
+    SSD_MLIR_LIB=build/lib python3 scripts/device/build-torch-cases.py [OUT]
+
+OUT defaults to device-torch/ (ignored by git). On the GPU machine:
+
+    SSD_MLIR_ARTIFACTS=OUT/artifacts SSD_MLIR_TORCH_CASES=OUT/cases \\
+    SSD_MLIR_RUNTIME_LIB=<runtime-only build>/lib python3 -m pytest python/tests/test_torch_gpu.py
+"""
+import os
+import pathlib
+import sys
+
+src = pathlib.Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(src / "python"), str(src / "python" / "tests")]
+
+import torch  # noqa: E402
+
+from ssd_mlir import _layer  # noqa: E402
+from ssd_mlir.torch import artifact_name, compile_command, kernel_spec  # noqa: E402
+from torch_cases import GPU_CASES, gpu_case, reference  # noqa: E402
+
+TARGET = "sm_90a"
+
+
+def main() -> int:
+    out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else src / "device-torch")
+    (out / "artifacts").mkdir(parents=True, exist_ok=True)
+    (out / "cases").mkdir(parents=True, exist_ok=True)
+    commands = []
+    specs = {}
+    for case in GPU_CASES:
+        args, call = gpu_case(case)
+        spec = kernel_spec(**args, **call)
+        specs[artifact_name(spec, TARGET)] = spec
+        varlen = call.get("return_varlen_states", False)
+        ref_args = {k: v for k, v in args.items() if not (varlen and k == "seq_idx")}
+        y, states = reference(ref_args, chunk_size=call["chunk_size"],
+                              dt_softplus=call.get("dt_softplus", False),
+                              dt_limit=call.get("dt_limit", (0.0, float("inf"))),
+                              varlen=varlen)
+        torch.save({"args": args, "call": call, "y": y, "states": states},
+                   out / "cases" / f"{case['name']}.pt")
+    # The missing-artifact test asks for a headdim no case uses: keep it absent.
+    for name, spec in sorted(specs.items()):
+        folder = out / "artifacts" / name
+        commands.append(compile_command(spec, TARGET, str(out / "artifacts")))
+        if (folder / "manifest.json").is_file():
+            continue
+        print("compiling", name, flush=True)
+        _layer.compile_artifact(spec, str(folder), target=TARGET)
+    (out / "commands.txt").write_text("\n".join(commands) + "\n")
+    print(f"wrote {len(GPU_CASES)} cases and {len(specs)} artifacts under {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
