@@ -281,7 +281,10 @@ def prepare_gpu(args):
 def run_gpu(args):
     """Runs the prepared cases of --artifacts on the GPU."""
     with open(os.path.join(args.artifacts, "plan.json")) as f:
-        cases = json.load(f)["cases"]
+        plan = json.load(f)
+    cases = plan["cases"]
+    # The summary names the seed the cases were drawn with.
+    args.seed = plan["seed"]
 
     def check(case):
         base = os.path.join(args.artifacts, case["name"])
