@@ -11,8 +11,8 @@
 #include <cstring>
 #include <limits>
 
-using ssd::rt::Expected;
-using ssd::rt::Status;
+using ssd::artifact::Expected;
+using ssd::artifact::Status;
 using namespace ssd;
 
 static constexpr char kMagic[] = "\x93NUMPY";
@@ -129,7 +129,7 @@ public:
       return fail("expected '{'");
     while (!consume('}')) {
       std::string key;
-      SSD_RT_RETURN_IF_ERROR(parseString(key));
+      SSD_RETURN_IF_ERROR(parseString(key));
       if (!consume(':'))
         return fail("expected ':' after key '" + key + "'");
       if ((key == "descr" && haveDescr) ||
@@ -137,13 +137,13 @@ public:
           (key == "shape" && haveShape))
         return fail("duplicate key '" + key + "'");
       if (key == "descr") {
-        SSD_RT_RETURN_IF_ERROR(parseString(header.descr));
+        SSD_RETURN_IF_ERROR(parseString(header.descr));
         haveDescr = true;
       } else if (key == "fortran_order") {
-        SSD_RT_RETURN_IF_ERROR(parseBool(header.fortranOrder));
+        SSD_RETURN_IF_ERROR(parseBool(header.fortranOrder));
         haveOrder = true;
       } else if (key == "shape") {
-        SSD_RT_RETURN_IF_ERROR(parseShape(header.shape));
+        SSD_RETURN_IF_ERROR(parseShape(header.shape));
         haveShape = true;
       } else {
         return fail("unknown key '" + key + "'");

@@ -27,7 +27,7 @@ std::vector<uint8_t> rawNpy(const std::string &header,
 }
 
 std::string parseError(const std::vector<uint8_t> &bytes) {
-  ssd::rt::Expected<NpyArray> array = parseNpy("t.npy", bytes);
+  ssd::artifact::Expected<NpyArray> array = parseNpy("t.npy", bytes);
   if (array.ok())
     return "no error";
   return array.message();
@@ -46,7 +46,7 @@ TEST(Npy, FloatRoundTrip) {
   test::TempDir dir;
   std::vector<float> values = {1.0f, -2.5f, 3.25f, 0.0f, 1e-30f, -7.0f};
   ASSERT_EQ(test::errorMessage(writeNpy(dir.file("a.npy"), {2, 3}, values)), "");
-  ssd::rt::Expected<NpyArray> array = readNpy(dir.file("a.npy"));
+  ssd::artifact::Expected<NpyArray> array = readNpy(dir.file("a.npy"));
   ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_EQ(array->dtype, NpyDType::F32);
   EXPECT_EQ(array->shape, (std::vector<int64_t>{2, 3}));
@@ -57,7 +57,7 @@ TEST(Npy, IntRoundTripAndDataAlignment) {
   test::TempDir dir;
   std::vector<int32_t> values = {0, 5, 64, 65, 150};
   ASSERT_EQ(test::errorMessage(writeNpy(dir.file("i.npy"), {5}, values)), "");
-  ssd::rt::Expected<NpyArray> array = readNpy(dir.file("i.npy"));
+  ssd::artifact::Expected<NpyArray> array = readNpy(dir.file("i.npy"));
   ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_EQ(array->dtype, NpyDType::I32);
   EXPECT_EQ(array->toInt32(), values);
@@ -69,7 +69,7 @@ TEST(Npy, IntRoundTripAndDataAlignment) {
 
 TEST(Npy, ScalarAndEmptyShapes) {
   std::vector<uint8_t> scalar = serializeNpy(NpyDType::F32, {}, {0, 0, 128, 63});
-  ssd::rt::Expected<NpyArray> array = parseNpy("s.npy", scalar);
+  ssd::artifact::Expected<NpyArray> array = parseNpy("s.npy", scalar);
   ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_TRUE(array->shape.empty());
   EXPECT_EQ(array->toFloat(), std::vector<float>{1.0f});
@@ -83,7 +83,7 @@ TEST(Npy, ReadsFloat64AndInt64) {
   double d[2] = {1.5, -0.25};
   std::vector<uint8_t> data(16);
   std::memcpy(data.data(), d, 16);
-  ssd::rt::Expected<NpyArray> array = parseNpy(
+  ssd::artifact::Expected<NpyArray> array = parseNpy(
       "d.npy",
       rawNpy("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n", data));
   ASSERT_TRUE(array.ok()) << array.message();
@@ -173,7 +173,7 @@ TEST(Npy, MalformedHeaders) {
 }
 
 TEST(Npy, MissingFileNamesThePath) {
-  ssd::rt::Expected<NpyArray> array = readNpy("/nonexistent/dir/q.npy");
+  ssd::artifact::Expected<NpyArray> array = readNpy("/nonexistent/dir/q.npy");
   ASSERT_FALSE(array.ok());
   EXPECT_THAT(array.message(),
               HasSubstr("/nonexistent/dir/q.npy: cannot read"));
@@ -181,13 +181,13 @@ TEST(Npy, MissingFileNamesThePath) {
 
 TEST(Npy, RefusesFilesThatAreNotRegular) {
   // /dev/zero would be read until memory runs out; a FIFO would block.
-  ssd::rt::Expected<NpyArray> device = readNpy("/dev/zero");
+  ssd::artifact::Expected<NpyArray> device = readNpy("/dev/zero");
   ASSERT_FALSE(device.ok());
   EXPECT_THAT(device.message(), HasSubstr("/dev/zero: cannot read: not a regular file"));
   test::TempDir dir;
   std::string fifo = dir.file("pipe.npy");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  ssd::rt::Expected<NpyArray> pipe = readNpy(fifo);
+  ssd::artifact::Expected<NpyArray> pipe = readNpy(fifo);
   ASSERT_FALSE(pipe.ok());
   EXPECT_THAT(pipe.message(), HasSubstr("not a regular file"));
 }
@@ -213,7 +213,7 @@ TEST(Npy, WritesFileThatReadsBackByteForByte) {
   test::TempDir dir;
   std::vector<uint8_t> bytes = serializeNpy(NpyDType::F32, {3}, std::vector<uint8_t>(12, 1));
   writeBytes(dir.file("b.npy"), bytes);
-  ssd::rt::Expected<NpyArray> array = readNpy(dir.file("b.npy"));
+  ssd::artifact::Expected<NpyArray> array = readNpy(dir.file("b.npy"));
   ASSERT_TRUE(array.ok());
   EXPECT_EQ(array->bytes, std::vector<uint8_t>(12, 1));
 }

@@ -9,7 +9,7 @@
 #ifndef SSD_SUPPORT_NPY_H
 #define SSD_SUPPORT_NPY_H
 
-#include "ssd/Runtime/Status.h"
+#include "ssd/Artifact/Status.h"
 
 #include <cstdint>
 #include <string>
@@ -52,11 +52,11 @@ struct NpyArray {
 };
 
 /// Parses the bytes of a `.npy` file; `name` is used in error messages.
-rt::Expected<NpyArray> parseNpy(const std::string &name,
+artifact::Expected<NpyArray> parseNpy(const std::string &name,
                                 const std::vector<uint8_t> &contents);
 
 /// Reads and parses the `.npy` file at `path`.
-rt::Expected<NpyArray> readNpy(const std::string &path);
+artifact::Expected<NpyArray> readNpy(const std::string &path);
 
 /// Serialises an array as a format 1.0 `.npy` file.
 std::vector<uint8_t> serializeNpy(NpyDType dtype,
@@ -72,19 +72,19 @@ struct NpyOutput {
 };
 /// Writes the arrays as one: each to a temporary, then all renamed into
 /// place; on failure none of them is left behind.
-rt::Status writeNpyFiles(const std::vector<NpyOutput> &outputs);
+artifact::Status writeNpyFiles(const std::vector<NpyOutput> &outputs);
 
 /// The bytes of the .npy file `path` would hold (for writing several files
 /// as one); fails when `data` does not fill `shape`.
-rt::Expected<std::vector<uint8_t>> encodeNpy(const std::string &path,
+artifact::Expected<std::vector<uint8_t>> encodeNpy(const std::string &path,
                                              const std::vector<int64_t> &shape,
                                              const std::vector<float> &data);
-rt::Expected<std::vector<uint8_t>> encodeNpy(const std::string &path,
+artifact::Expected<std::vector<uint8_t>> encodeNpy(const std::string &path,
                                              const std::vector<int64_t> &shape,
                                              const std::vector<int32_t> &data);
-rt::Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
+artifact::Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
                     const std::vector<float> &data);
-rt::Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
+artifact::Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
                     const std::vector<int32_t> &data);
 
 } // namespace ssd
