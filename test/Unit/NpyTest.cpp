@@ -48,7 +48,7 @@ TEST(Npy, FloatRoundTrip) {
   ASSERT_EQ(test::errorMessage(writeNpy(dir.file("a.npy"), {2, 3}, values)), "");
   ssd::artifact::Expected<NpyArray> array = readNpy(dir.file("a.npy"));
   ASSERT_TRUE(array.ok()) << array.message();
-  EXPECT_EQ(array->dtype, NpyDType::F32);
+  EXPECT_EQ(array->dtype, DType::F32);
   EXPECT_EQ(array->shape, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(array->toFloat(), values);
 }
@@ -59,21 +59,21 @@ TEST(Npy, IntRoundTripAndDataAlignment) {
   ASSERT_EQ(test::errorMessage(writeNpy(dir.file("i.npy"), {5}, values)), "");
   ssd::artifact::Expected<NpyArray> array = readNpy(dir.file("i.npy"));
   ASSERT_TRUE(array.ok()) << array.message();
-  EXPECT_EQ(array->dtype, NpyDType::I32);
+  EXPECT_EQ(array->dtype, DType::I32);
   EXPECT_EQ(array->toInt32(), values);
   // numpy aligns the data to 64 bytes and ends the header with a newline.
-  std::vector<uint8_t> bytes = serializeNpy(NpyDType::I32, {5}, {});
+  std::vector<uint8_t> bytes = serializeNpy(DType::I32, {5}, {});
   EXPECT_EQ(bytes.size() % 64, 0u);
   EXPECT_EQ(bytes.back(), '\n');
 }
 
 TEST(Npy, ScalarAndEmptyShapes) {
-  std::vector<uint8_t> scalar = serializeNpy(NpyDType::F32, {}, {0, 0, 128, 63});
+  std::vector<uint8_t> scalar = serializeNpy(DType::F32, {}, {0, 0, 128, 63});
   ssd::artifact::Expected<NpyArray> array = parseNpy("s.npy", scalar);
   ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_TRUE(array->shape.empty());
   EXPECT_EQ(array->toFloat(), std::vector<float>{1.0f});
-  std::vector<uint8_t> empty = serializeNpy(NpyDType::F32, {0, 4}, {});
+  std::vector<uint8_t> empty = serializeNpy(DType::F32, {0, 4}, {});
   array = parseNpy("e.npy", empty);
   ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_EQ(array->numElements(), 0);
@@ -108,7 +108,7 @@ TEST(Npy, ReadsFloat64AndInt64) {
 }
 
 TEST(Npy, BadMagic) {
-  std::vector<uint8_t> bytes = serializeNpy(NpyDType::F32, {1}, {0, 0, 0, 0});
+  std::vector<uint8_t> bytes = serializeNpy(DType::F32, {1}, {0, 0, 0, 0});
   bytes[1] = 'X';
   EXPECT_THAT(parseError(bytes), HasSubstr("t.npy: bad magic"));
   EXPECT_THAT(parseError({}), HasSubstr("t.npy: bad magic"));
@@ -136,7 +136,8 @@ TEST(Npy, FortranOrder) {
 }
 
 TEST(Npy, TruncatedAndTrailingData) {
-  std::vector<uint8_t> bytes = serializeNpy(NpyDType::F32, {2, 2}, std::vector<uint8_t>(16));
+  std::vector<uint8_t> bytes =
+      serializeNpy(DType::F32, {2, 2}, std::vector<uint8_t>(16));
   std::vector<uint8_t> truncated(bytes.begin(), bytes.end() - 3);
   EXPECT_THAT(parseError(truncated),
               HasSubstr("t.npy: truncated data: shape (2, 2) <f4 needs 16 bytes, file has 13"));
@@ -167,7 +168,7 @@ TEST(Npy, MalformedHeaders) {
                                 "'shape': (1,), 'descr': '<f8'}",
                                 four)),
               HasSubstr("duplicate key 'descr'"));
-  std::vector<uint8_t> version = serializeNpy(NpyDType::F32, {1}, four);
+  std::vector<uint8_t> version = serializeNpy(DType::F32, {1}, four);
   version[6] = 9;
   EXPECT_THAT(parseError(version), HasSubstr("unsupported .npy format version 9.0"));
 }
@@ -211,7 +212,8 @@ TEST(Npy, WritesSeveralFilesAllOrNone) {
 
 TEST(Npy, WritesFileThatReadsBackByteForByte) {
   test::TempDir dir;
-  std::vector<uint8_t> bytes = serializeNpy(NpyDType::F32, {3}, std::vector<uint8_t>(12, 1));
+  std::vector<uint8_t> bytes =
+      serializeNpy(DType::F32, {3}, std::vector<uint8_t>(12, 1));
   writeBytes(dir.file("b.npy"), bytes);
   ssd::artifact::Expected<NpyArray> array = readNpy(dir.file("b.npy"));
   ASSERT_TRUE(array.ok());

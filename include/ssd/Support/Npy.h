@@ -9,6 +9,7 @@
 #ifndef SSD_SUPPORT_NPY_H
 #define SSD_SUPPORT_NPY_H
 
+#include "ssd/Artifact/DType.h"
 #include "ssd/Artifact/Status.h"
 
 #include <cstdint>
@@ -17,13 +18,13 @@
 
 namespace ssd {
 
-/// The element types a `.npy` file may hold.
-enum class NpyDType { F32, F64, I32, I64 };
+/// The project's element types; a `.npy` file holds F32, F64, I32 or I64.
+using artifact::DType;
+using artifact::dtypeBytes;
 
-/// The numpy type string of `dtype` (`<f4`, `<f8`, `<i4`, `<i8`).
-const char *npyDTypeDescr(NpyDType dtype);
-/// The size of one element of `dtype` in bytes.
-size_t npyDTypeSize(NpyDType dtype);
+/// The numpy type string of `dtype` (`<f4`, `<f8`, `<i4`, `<i8`), or "?"
+/// for a type .npy files do not hold here.
+const char *npyDTypeDescr(DType dtype);
 
 /// A shape as text: `(2, 64, 4)`, `(5,)` or `()`.
 std::string formatShape(const std::vector<int64_t> &shape);
@@ -34,12 +35,12 @@ int64_t shapeNumElements(const std::vector<int64_t> &shape);
 /// The contents of one `.npy` file: its element type, shape and the raw
 /// little-endian bytes of its elements in C order.
 struct NpyArray {
-  NpyDType dtype = NpyDType::F32;
+  DType dtype = DType::F32;
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;
 
   int64_t numElements() const { return shapeNumElements(shape); }
-  bool isFloat() const { return dtype == NpyDType::F32 || dtype == NpyDType::F64; }
+  bool isFloat() const { return dtype == DType::F32 || dtype == DType::F64; }
 
   /// The elements as float32 (float64 elements are rounded). Only valid for
   /// a floating-point array.
@@ -59,7 +60,7 @@ artifact::Expected<NpyArray> parseNpy(const std::string &name,
 artifact::Expected<NpyArray> readNpy(const std::string &path);
 
 /// Serialises an array as a format 1.0 `.npy` file.
-std::vector<uint8_t> serializeNpy(NpyDType dtype,
+std::vector<uint8_t> serializeNpy(DType dtype,
                                   const std::vector<int64_t> &shape,
                                   const std::vector<uint8_t> &bytes);
 
