@@ -41,9 +41,9 @@ float ssd::bench::inputValue(const std::string &name, uint64_t seed,
 
 static float roundFor(DType t, float v) {
   if (t == DType::BF16)
-    return roundTo(ElementKind::BF16, v);
+    return roundTo(DType::BF16, v);
   if (t == DType::F16)
-    return roundTo(ElementKind::F16, v);
+    return roundTo(DType::F16, v);
   return v;
 }
 

@@ -140,8 +140,7 @@ std::vector<float> download(const rt::TensorArg &t) {
   std::vector<uint16_t> bits(count);
   if (!rt::copyToHost(bits.data(), t.devicePtr, count * 2).ok())
     return {};
-  return fromHalfBits(t.dtype == rt::DType::BF16 ? ElementKind::BF16
-                                                 : ElementKind::F16,
+  return fromHalfBits(t.dtype == rt::DType::BF16 ? DType::BF16 : DType::F16,
                       bits);
 }
 

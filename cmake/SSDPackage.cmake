@@ -10,8 +10,9 @@ include(CMakePackageConfigHelpers)
 
 set(SSD_INSTALL_CMAKE_DIR lib/cmake/SSD)
 
-# The libraries an embedder links. SSDRuntime installs itself (it is built
-# in the runtime-only configuration too) into the same export set.
+# The libraries an embedder links. SSDArtifact and SSDRuntime install
+# themselves (they are built in the runtime-only configuration too) into the
+# same export set.
 set(SSD_EXPORTED_LIBRARIES
   SSDDialect         # the ssd dialect and its ops
   SSDTransforms      # ssd-decompose, ssd-fuse

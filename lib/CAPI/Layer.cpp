@@ -500,7 +500,7 @@ int ssdLayerReference(const SsdLayerSpec *cspec, const SsdHostTensor *tensors,
     auto *src = static_cast<const float *>(t->data);
     dst->data.assign(src, src + count);
   }
-  if (rt::Status status = validateCase(c, ""); !status.ok())
+  if (artifact::Status status = validateCase(c, ""); !status.ok())
     return fail(error, status.message());
   if (!y || !finalStates)
     return fail(error, "the output arrays are null");

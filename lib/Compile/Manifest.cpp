@@ -2,160 +2,150 @@
 //
 // The lowering leaves the launch description as the `ssd.launch` dictionary
 // on the module (tensors, workspaces, optional derived and constants,
-// kernels). This file writes it, after the header, the compiler and the
-// constants, as manifest.json, and has the runtime's parser check the
-// result, so an artifact that this compiler writes always loads.
+// kernels). This file turns it, after the header, the compiler and the
+// constants, into the artifact library's typed manifest, which checks it with
+// the runtime's rules, and prints that: an artifact this compiler writes
+// always loads.
 //
 //===----------------------------------------------------------------------===//
 #include "ssd/Compile/Artifact.h"
 
-#include "ssd/Runtime/Json.h"
-#include "ssd/Runtime/Manifest.h"
+#include "ssd/Artifact/Json.h"
+#include "ssd/Artifact/Manifest.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <cmath>
 
 using namespace mlir;
 using namespace ssd;
+using artifact::JsonValue;
 
 namespace {
-/// Writes MLIR attributes as JSON values; remembers the first failure.
-class AttrWriter {
+/// Converts MLIR attributes to JSON values; remembers the first failure.
+class AttrToJson {
 public:
-  explicit AttrWriter(llvm::json::OStream &os) : os(os) {}
-
-  void value(Attribute attr, const std::string &path) {
-    if (!error.empty())
-      return;
+  JsonValue value(Attribute attr, const std::string &path) {
     if (auto b = dyn_cast<BoolAttr>(attr))
-      return os.value(b.getValue());
+      return JsonValue::makeBool(b.getValue());
     if (auto i = dyn_cast<IntegerAttr>(attr)) {
       if (i.getType().isInteger(1))
-        return os.value(i.getValue().getBoolValue());
-      return os.value(i.getValue().getSExtValue());
+        return JsonValue::makeBool(i.getValue().getBoolValue());
+      return JsonValue::makeInteger(i.getValue().getSExtValue());
     }
     if (auto s = dyn_cast<StringAttr>(attr))
-      return os.value(s.getValue());
+      return JsonValue::makeString(s.getValue().str());
     if (auto f = dyn_cast<FloatAttr>(attr))
-      return os.value(f.getValueAsDouble());
+      return JsonValue::makeNumber(f.getValueAsDouble());
     if (isa<UnitAttr>(attr))
-      return os.value(true);
-    if (auto a = dyn_cast<ArrayAttr>(attr))
-      return os.array([&] {
-        for (auto [i, element] : llvm::enumerate(a))
-          value(element, path + "[" + std::to_string(i) + "]");
-      });
-    if (auto a = dyn_cast<DenseI64ArrayAttr>(attr))
-      return os.array([&] {
-        for (int64_t v : a.asArrayRef())
-          os.value(v);
-      });
-    if (auto a = dyn_cast<DenseI32ArrayAttr>(attr))
-      return os.array([&] {
-        for (int32_t v : a.asArrayRef())
-          os.value(static_cast<int64_t>(v));
-      });
-    if (auto d = dyn_cast<DictionaryAttr>(attr))
-      return os.object([&] {
-        for (NamedAttribute member : d)
-          os.attributeBegin(member.getName().getValue()),
-              value(member.getValue(), path + "." + member.getName().str()),
-              os.attributeEnd();
-      });
+      return JsonValue::makeBool(true);
+    JsonValue list = JsonValue::makeArray();
+    if (auto a = dyn_cast<ArrayAttr>(attr)) {
+      for (auto [i, element] : llvm::enumerate(a))
+        list.array.push_back(
+            value(element, path + "[" + std::to_string(i) + "]"));
+      return list;
+    }
+    if (auto a = dyn_cast<DenseI64ArrayAttr>(attr)) {
+      for (int64_t v : a.asArrayRef())
+        list.array.push_back(JsonValue::makeInteger(v));
+      return list;
+    }
+    if (auto a = dyn_cast<DenseI32ArrayAttr>(attr)) {
+      for (int32_t v : a.asArrayRef())
+        list.array.push_back(JsonValue::makeInteger(v));
+      return list;
+    }
+    if (auto d = dyn_cast<DictionaryAttr>(attr)) {
+      JsonValue object = JsonValue::makeObject();
+      for (NamedAttribute member : d)
+        object.add(
+            member.getName().str(),
+            value(member.getValue(), path + "." + member.getName().str()));
+      return object;
+    }
     std::string text;
     llvm::raw_string_ostream printed(text);
     printed << attr;
-    error = path + ": " + text +
-            " has no JSON form (expected a dictionary, array, string, "
-            "integer or bool)";
-    os.value(nullptr);
+    fail(path + ": " + text +
+         " has no JSON form (expected a dictionary, array, string, integer "
+         "or bool)");
+    return JsonValue();
   }
 
   /// `derived` is ordered: a dictionary keeps its own order, an array of
   /// [name, expression] pairs or of one-entry dictionaries the array order.
-  void derived(Attribute attr) {
+  JsonValue derived(Attribute attr) {
     auto array = dyn_cast<ArrayAttr>(attr);
     if (!array)
       return value(attr, "ssd.launch.derived");
-    os.object([&] {
-      for (auto [i, entry] : llvm::enumerate(array)) {
-        std::string path = "ssd.launch.derived[" + std::to_string(i) + "]";
-        if (auto pair = dyn_cast<ArrayAttr>(entry);
-            pair && pair.size() == 2 && isa<StringAttr>(pair[0])) {
-          os.attributeBegin(cast<StringAttr>(pair[0]).getValue());
-          value(pair[1], path + "[1]");
-          os.attributeEnd();
-        } else if (auto one = dyn_cast<DictionaryAttr>(entry);
-                   one && one.size() == 1) {
-          os.attributeBegin(one.begin()->getName().getValue());
-          value(one.begin()->getValue(), path);
-          os.attributeEnd();
-        } else if (error.empty()) {
-          error = path + ": expected a [name, expression] pair";
-        }
-      }
-    });
+    JsonValue object = JsonValue::makeObject();
+    for (auto [i, entry] : llvm::enumerate(array)) {
+      std::string path = "ssd.launch.derived[" + std::to_string(i) + "]";
+      if (auto pair = dyn_cast<ArrayAttr>(entry);
+          pair && pair.size() == 2 && isa<StringAttr>(pair[0]))
+        object.add(cast<StringAttr>(pair[0]).str(),
+                   value(pair[1], path + "[1]"));
+      else if (auto one = dyn_cast<DictionaryAttr>(entry);
+               one && one.size() == 1)
+        object.add(one.begin()->getName().str(),
+                   value(one.begin()->getValue(), path));
+      else
+        fail(path + ": expected a [name, expression] pair");
+    }
+    return object;
+  }
+
+  void fail(std::string message) {
+    if (error.empty())
+      error = std::move(message);
   }
 
   std::string error;
-
-private:
-  llvm::json::OStream &os;
 };
 } // namespace
 
-/// Pretty-prints `v` with two-space indentation; arrays of scalars stay on
-/// one line (shapes, grids), everything else is one member per line.
-static void printPretty(const rt::JsonValue &v, int indent, std::string &out) {
-  auto isScalar = [](const rt::JsonValue &e) {
-    return !e.isArray() && !e.isObject();
-  };
-  std::string pad(indent + 2, ' ');
-  if (v.isArray() && !v.array.empty() &&
-      !llvm::all_of(v.array, isScalar)) {
-    out += "[\n";
-    for (size_t i = 0; i < v.array.size(); ++i) {
-      out += pad;
-      printPretty(v.array[i], indent + 2, out);
-      out += i + 1 < v.array.size() ? ",\n" : "\n";
-    }
-    out += std::string(indent, ' ') + "]";
-    return;
+/// The compiler entry: who wrote the artifact, with which options.
+static JsonValue compilerJson(const LayerSpec &spec,
+                              const CompileOptions &options) {
+  JsonValue compiler = JsonValue::makeObject();
+  compiler.add("name", JsonValue::makeString("ssd-compile"));
+  compiler.add("version", JsonValue::makeString(kCompilerVersion));
+  JsonValue opts = JsonValue::makeObject();
+  opts.add("strategy", JsonValue::makeString(options.strategy));
+  if (options.strategy == "fused") {
+    opts.add("state_chain", JsonValue::makeString(options.stateChain.empty()
+                                                      ? "chunk"
+                                                      : options.stateChain));
+    opts.add("mma", JsonValue::makeString(options.mma.empty() ? "mma.sync"
+                                                              : options.mma));
   }
-  if (v.isObject() && !v.object.empty()) {
-    out += "{\n";
-    for (size_t i = 0; i < v.object.size(); ++i) {
-      rt::JsonValue key;
-      key.kind = rt::JsonValue::Kind::String;
-      key.string = v.object[i].first;
-      out += pad + key.serialize() + ": ";
-      printPretty(v.object[i].second, indent + 2, out);
-      out += i + 1 < v.object.size() ? ",\n" : "\n";
-    }
-    out += std::string(indent, ' ') + "}";
-    return;
-  }
-  std::string compact = v.serialize();
-  // serialize() is compact; give inline arrays a space after each comma.
-  if (v.isArray()) {
-    std::string spaced;
-    bool inString = false;
-    for (size_t i = 0; i < compact.size(); ++i) {
-      char ch = compact[i];
-      if (ch == '"' && (i == 0 || compact[i - 1] != '\\'))
-        inString = !inString;
-      spaced += ch;
-      if (ch == ',' && !inString)
-        spaced += ' ';
-    }
-    compact = spaced;
-  }
-  out += compact;
+  opts.add("target", JsonValue::makeString(options.target));
+  // An infinite HI is null, as case.json writes it.
+  if (spec.has("dt_limit"))
+    opts.add("dt_limit",
+             JsonValue::makeArray({JsonValue::makeNumber(spec.dtLimitLo),
+                                   JsonValue::makeNumber(spec.dtLimitHi)}));
+  compiler.add("options", std::move(opts));
+  return compiler;
+}
+
+/// The specialisation constants of the layer.
+static JsonValue constantsJson(const LayerSpec &spec) {
+  JsonValue constants = JsonValue::makeObject();
+  constants.add("nheads", JsonValue::makeInteger(spec.nheads));
+  constants.add("headdim", JsonValue::makeInteger(spec.headdim));
+  constants.add("dstate", JsonValue::makeInteger(spec.dstate));
+  constants.add("ngroups", JsonValue::makeInteger(spec.ngroups));
+  constants.add("chunk_size", JsonValue::makeInteger(spec.chunkSize));
+  constants.add("dtype", JsonValue::makeString(spec.dtype));
+  constants.add("state_dtype", JsonValue::makeString(spec.stateDtype));
+  JsonValue features = JsonValue::makeArray();
+  for (const std::string &f : spec.features)
+    features.array.push_back(JsonValue::makeString(f));
+  constants.add("features", std::move(features));
+  return constants;
 }
 
 static const char *kLaunchKeys[] = {"constants", "derived", "tensors",
@@ -185,106 +175,52 @@ std::optional<std::string> ssd::writeManifest(ModuleOp module,
       return std::nullopt;
     }
 
-  std::string text;
-  llvm::raw_string_ostream out(text);
-  llvm::json::OStream os(out);
-  AttrWriter writer(os);
-  os.object([&] {
-    os.attribute("format", "ssd-artifact");
-    os.attribute("format_version", rt::kManifestFormatVersion);
-    os.attribute("target", target);
-    os.attributeObject("compiler", [&] {
-      os.attribute("name", "ssd-compile");
-      os.attribute("version", kCompilerVersion);
-      os.attributeObject("options", [&] {
-        os.attribute("strategy", options.strategy);
-        if (options.strategy == "fused") {
-          os.attribute("state_chain", options.stateChain.empty()
-                                          ? "chunk"
-                                          : options.stateChain);
-          os.attribute("mma", options.mma.empty() ? "mma.sync" : options.mma);
-        }
-        os.attribute("target", options.target);
-        if (spec.has("dt_limit"))
-          os.attributeArray("dt_limit", [&] {
-            os.value(spec.dtLimitLo);
-            if (std::isinf(spec.dtLimitHi))
-              os.value(nullptr); // +inf, as case.json writes it
-            else
-              os.value(spec.dtLimitHi);
-          });
-      });
-    });
-    os.attributeObject("constants", [&] {
-      os.attribute("nheads", spec.nheads);
-      os.attribute("headdim", spec.headdim);
-      os.attribute("dstate", spec.dstate);
-      os.attribute("ngroups", spec.ngroups);
-      os.attribute("chunk_size", spec.chunkSize);
-      os.attribute("dtype", spec.dtype);
-      os.attribute("state_dtype", spec.stateDtype);
-      os.attributeArray("features", [&] {
-        for (const std::string &f : spec.features)
-          os.value(f);
-      });
-      // The lowering may restate the specialisation constants; they must
-      // agree with the layer. Other entries are extra integer constants.
-      static const char *kStandard[] = {"nheads",     "headdim", "dstate",
-                                        "ngroups",    "chunk_size", "dtype",
-                                        "state_dtype", "features"};
-      if (auto extra = launch.getAs<DictionaryAttr>("constants"))
-        for (NamedAttribute member : extra) {
-          StringRef key = member.getName().getValue();
-          if (llvm::is_contained(kStandard, key)) {
-            int64_t expected = llvm::StringSwitch<int64_t>(key)
-                                   .Case("nheads", spec.nheads)
-                                   .Case("headdim", spec.headdim)
-                                   .Case("dstate", spec.dstate)
-                                   .Case("ngroups", spec.ngroups)
-                                   .Case("chunk_size", spec.chunkSize)
-                                   .Default(-1);
-            auto value = dyn_cast<IntegerAttr>(member.getValue());
-            if (expected >= 0 && (!value || value.getInt() != expected) &&
-                writer.error.empty())
-              writer.error = "ssd.launch.constants." + key.str() +
-                             " disagrees with the layer (" +
-                             std::to_string(expected) + ")";
-            continue;
-          }
-          os.attributeBegin(member.getName().getValue());
-          writer.value(member.getValue(),
-                       "ssd.launch.constants." + member.getName().str());
-          os.attributeEnd();
-        }
-    });
-    if (Attribute derived = launch.get("derived")) {
-      os.attributeBegin("derived");
-      writer.derived(derived);
-      os.attributeEnd();
+  AttrToJson convert;
+  JsonValue doc = JsonValue::makeObject();
+  doc.add("format", JsonValue::makeString("ssd-artifact"));
+  doc.add("format_version",
+          JsonValue::makeInteger(artifact::kManifestFormatVersion));
+  doc.add("target", JsonValue::makeString(target));
+  doc.add("compiler", compilerJson(spec, options));
+  JsonValue constants = constantsJson(spec);
+  // The lowering may restate the specialisation constants; they must agree
+  // with the layer. Other entries are extra integer constants.
+  if (auto extra = launch.getAs<DictionaryAttr>("constants"))
+    for (NamedAttribute member : extra) {
+      StringRef key = member.getName().getValue();
+      if (!constants.find(key)) {
+        constants.add(key.str(),
+                      convert.value(member.getValue(),
+                                    "ssd.launch.constants." + key.str()));
+        continue;
+      }
+      int64_t expected = llvm::StringSwitch<int64_t>(key)
+                             .Case("nheads", spec.nheads)
+                             .Case("headdim", spec.headdim)
+                             .Case("dstate", spec.dstate)
+                             .Case("ngroups", spec.ngroups)
+                             .Case("chunk_size", spec.chunkSize)
+                             .Default(-1);
+      auto value = dyn_cast<IntegerAttr>(member.getValue());
+      if (expected >= 0 && (!value || value.getInt() != expected))
+        convert.fail("ssd.launch.constants." + key.str() +
+                     " disagrees with the layer (" + std::to_string(expected) +
+                     ")");
     }
-    for (const char *key : {"tensors", "workspaces", "kernels"}) {
-      os.attributeBegin(key);
-      writer.value(launch.get(key), std::string("ssd.launch.") + key);
-      os.attributeEnd();
-    }
-  });
-  if (!writer.error.empty()) {
-    error = writer.error;
+  doc.add("constants", std::move(constants));
+  if (Attribute derived = launch.get("derived"))
+    doc.add("derived", convert.derived(derived));
+  for (const char *key : {"tensors", "workspaces", "kernels"})
+    doc.add(key,
+            convert.value(launch.get(key), std::string("ssd.launch.") + key));
+  if (!convert.error.empty()) {
+    error = convert.error;
     return std::nullopt;
   }
-  // Re-read in document order and lay it out for people.
-  rt::Expected<rt::JsonValue> tree = rt::parseJson(text);
-  if (!tree.ok()) {
-    error = "internal error: unreadable manifest: " + tree.message();
+  artifact::Expected<artifact::Manifest> manifest = artifact::readManifest(doc);
+  if (!manifest.ok()) {
+    error = "the runtime rejects the generated manifest: " + manifest.message();
     return std::nullopt;
   }
-  std::string pretty;
-  printPretty(*tree, 0, pretty);
-  pretty += "\n";
-  rt::Expected<rt::Manifest> parsed = rt::parseManifest(pretty);
-  if (!parsed.ok()) {
-    error = "the runtime rejects the generated manifest: " + parsed.message();
-    return std::nullopt;
-  }
-  return pretty;
+  return artifact::printManifest(*manifest);
 }

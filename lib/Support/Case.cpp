@@ -6,7 +6,7 @@
 #include "Format.h"
 #include "ssd/Support/FileBatch.h"
 
-#include "ssd/Runtime/Json.h"
+#include "ssd/Artifact/Json.h"
 
 #include <algorithm>
 #include <array>
@@ -15,9 +15,9 @@
 #include <set>
 
 using namespace ssd;
-using ssd::rt::Expected;
-using ssd::rt::JsonValue;
-using ssd::rt::Status;
+using ssd::artifact::Expected;
+using ssd::artifact::JsonValue;
+using ssd::artifact::Status;
 
 /// Concatenates strings and integers into a message.
 static void appendTo(std::string &out, const std::string &s) { out += s; }
@@ -201,7 +201,7 @@ static Status validateCuSeqlens(const SSDCase &c, const std::string &dir) {
 
 static Status validateSeqIdx(const SSDCase &c, const std::string &dir) {
   const IntTensor &s = c.seqIdx;
-  SSD_RT_RETURN_IF_ERROR(checkShape(dir, "seq_idx", s.shape, {c.batch, c.seqlen},
+  SSD_RETURN_IF_ERROR(checkShape(dir, "seq_idx", s.shape, {c.batch, c.seqlen},
                              "(batch, seqlen)", s.data.size()));
   for (int64_t b = 0; b < c.batch; ++b)
     for (int64_t l = 1; l < c.seqlen; ++l) {
@@ -215,15 +215,15 @@ static Status validateSeqIdx(const SSDCase &c, const std::string &dir) {
 }
 
 Status ssd::validateCase(const SSDCase &c, const std::string &dir) {
-  SSD_RT_RETURN_IF_ERROR(validateSizes(c, joinPath(dir, "case.json")));
+  SSD_RETURN_IF_ERROR(validateSizes(c, joinPath(dir, "case.json")));
   for (const std::string &name : {"x", "dt", "A", "B", "C"})
     if (!floatInput(c, name)->present())
       return caseError(npyPath(dir, name), "required input is missing");
   // Packing first: the state layout depends on the number of sequences.
   if (c.cuSeqlens.present())
-    SSD_RT_RETURN_IF_ERROR(validateCuSeqlens(c, dir));
+    SSD_RETURN_IF_ERROR(validateCuSeqlens(c, dir));
   if (c.seqIdx.present())
-    SSD_RT_RETURN_IF_ERROR(validateSeqIdx(c, dir));
+    SSD_RETURN_IF_ERROR(validateSeqIdx(c, dir));
 
   int64_t b = c.batch, L = c.seqlen, h = c.nheads, p = c.headdim,
           g = c.ngroups, n = c.dstate;
@@ -258,9 +258,9 @@ Status ssd::validateCase(const SSDCase &c, const std::string &dir) {
   for (const ShapeRule &rule : rules) {
     if (!rule.tensor->present())
       continue;
-    SSD_RT_RETURN_IF_ERROR(checkShape(dir, rule.name, rule.tensor->shape, rule.shape,
+    SSD_RETURN_IF_ERROR(checkShape(dir, rule.name, rule.tensor->shape, rule.shape,
                                rule.symbols, rule.tensor->data.size()));
-    SSD_RT_RETURN_IF_ERROR(checkFinite(dir, rule.name, *rule.tensor));
+    SSD_RETURN_IF_ERROR(checkFinite(dir, rule.name, *rule.tensor));
   }
   return Status::success();
 }
@@ -333,7 +333,7 @@ static Expected<JsonValue> readJson(const std::string &path) {
   std::optional<std::vector<uint8_t>> bytes = readBinaryFile(path, error);
   if (!bytes)
     return caseError(path, error);
-  Expected<JsonValue> value = rt::parseJson(
+  Expected<JsonValue> value = artifact::parseJson(
       std::string_view(reinterpret_cast<const char *>(bytes->data()),
                        bytes->size()));
   if (!value.ok())
@@ -364,7 +364,7 @@ Expected<SSDCase> ssd::loadCase(const std::string &dir) {
         {"headdim", &c.headdim},
         {"ngroups", &c.ngroups},
         {"dstate", &c.dstate}})
-    SSD_RT_RETURN_IF_ERROR(readSize(*root, key, json, *out));
+    SSD_RETURN_IF_ERROR(readSize(*root, key, json, *out));
   if (const JsonValue *v = root->find("dt_softplus")) {
     if (!v->isBool())
       return caseError(json, "'dt_softplus' must be true or false");
@@ -372,14 +372,14 @@ Expected<SSDCase> ssd::loadCase(const std::string &dir) {
   }
   if (const JsonValue *v = root->find("dt_limit"))
     if (!v->isNull())
-      SSD_RT_RETURN_IF_ERROR(readDtLimit(*v, json, c));
+      SSD_RETURN_IF_ERROR(readDtLimit(*v, json, c));
   if (const JsonValue *name = root->find("name"); name && name->isString())
     c.name = name->string;
   else
     c.name = baseName(dir);
   if (const JsonValue *note = root->find("note"); note && note->isString())
     c.note = note->string;
-  SSD_RT_RETURN_IF_ERROR(validateSizes(c, json));
+  SSD_RETURN_IF_ERROR(validateSizes(c, json));
 
   const JsonValue *inputs = root->find("inputs");
   if (!inputs || !inputs->isArray())
@@ -405,16 +405,16 @@ Expected<SSDCase> ssd::loadCase(const std::string &dir) {
                     ? readIntFile(npyPath(dir, name),
                                   name == "seq_idx" ? c.seqIdx : c.cuSeqlens)
                     : readFloatFile(npyPath(dir, name), *floatInput(c, name));
-    SSD_RT_RETURN_IF_ERROR(st);
+    SSD_RETURN_IF_ERROR(st);
   }
   for (auto [name, out] :
        {std::pair<const char *, FloatTensor *>{"y", &c.expectedY},
         {"final_states", &c.expectedFinalStates}}) {
     std::string path = npyPath(dir, name);
     if (fileExists(path))
-      SSD_RT_RETURN_IF_ERROR(readFloatFile(path, *out));
+      SSD_RETURN_IF_ERROR(readFloatFile(path, *out));
   }
-  SSD_RT_RETURN_IF_ERROR(validateCase(c, dir));
+  SSD_RETURN_IF_ERROR(validateCase(c, dir));
   return c;
 }
 
@@ -443,7 +443,7 @@ static std::string jsonList(const std::vector<std::string> &names) {
 }
 
 Status ssd::writeCase(const SSDCase &c, const std::string &dir) {
-  SSD_RT_RETURN_IF_ERROR(validateCase(c, dir));
+  SSD_RETURN_IF_ERROR(validateCase(c, dir));
   if (std::string error = createDirectories(dir); !error.empty())
     return caseError(dir, "cannot create directory: " + error);
 
@@ -477,15 +477,15 @@ Status ssd::writeCase(const SSDCase &c, const std::string &dir) {
   };
   for (const std::string &name : kInputNames) {
     if (const FloatTensor *t = floatInput(c, name); t && t->present())
-      SSD_RT_RETURN_IF_ERROR(addNpy(name, *t));
+      SSD_RETURN_IF_ERROR(addNpy(name, *t));
     else if (const IntTensor *t = intInput(c, name); t && t->present())
-      SSD_RT_RETURN_IF_ERROR(addNpy(name, *t));
+      SSD_RETURN_IF_ERROR(addNpy(name, *t));
   }
   for (auto [name, t] :
        {std::pair<const char *, const FloatTensor *>{"y", &c.expectedY},
         {"final_states", &c.expectedFinalStates}})
     if (t->present())
-      SSD_RT_RETURN_IF_ERROR(addNpy(name, *t));
+      SSD_RETURN_IF_ERROR(addNpy(name, *t));
   std::string failed, error;
   if (!files.commit(failed, error))
     return caseError(failed, error);

@@ -63,32 +63,34 @@ float ssd::f16ToFloat(uint16_t bits) {
   return bitCast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
-float ssd::roundTo(ElementKind kind, float value) {
+float ssd::roundTo(DType kind, float value) {
   switch (kind) {
-  case ElementKind::F32:
+  case DType::F32:
     return value;
-  case ElementKind::BF16:
+  case DType::BF16:
     return bf16ToFloat(floatToBF16(value));
-  case ElementKind::F16:
+  case DType::F16:
     return f16ToFloat(floatToF16(value));
+  default:
+    // The wider and integer types hold every float value they are given.
+    return value;
   }
-  return value;
 }
 
-std::vector<uint16_t> ssd::toHalfBits(ElementKind kind,
+std::vector<uint16_t> ssd::toHalfBits(DType kind,
                                       const std::vector<float> &values) {
   std::vector<uint16_t> bits(values.size());
   for (size_t i = 0; i < values.size(); ++i)
-    bits[i] = kind == ElementKind::BF16 ? floatToBF16(values[i])
-                                        : floatToF16(values[i]);
+    bits[i] =
+        kind == DType::BF16 ? floatToBF16(values[i]) : floatToF16(values[i]);
   return bits;
 }
 
-std::vector<float> ssd::fromHalfBits(ElementKind kind,
+std::vector<float> ssd::fromHalfBits(DType kind,
                                      const std::vector<uint16_t> &bits) {
   std::vector<float> values(bits.size());
   for (size_t i = 0; i < bits.size(); ++i)
-    values[i] = kind == ElementKind::BF16 ? bf16ToFloat(bits[i])
-                                          : f16ToFloat(bits[i]);
+    values[i] =
+        kind == DType::BF16 ? bf16ToFloat(bits[i]) : f16ToFloat(bits[i]);
   return values;
 }

@@ -11,29 +11,26 @@
 #include <cstring>
 #include <limits>
 
-using ssd::rt::Expected;
-using ssd::rt::Status;
+using ssd::artifact::Expected;
+using ssd::artifact::Status;
 using namespace ssd;
 
 static constexpr char kMagic[] = "\x93NUMPY";
 static constexpr size_t kMagicSize = 6;
 
-const char *ssd::npyDTypeDescr(NpyDType dtype) {
+const char *ssd::npyDTypeDescr(DType dtype) {
   switch (dtype) {
-  case NpyDType::F32:
+  case DType::F32:
     return "<f4";
-  case NpyDType::F64:
+  case DType::F64:
     return "<f8";
-  case NpyDType::I32:
+  case DType::I32:
     return "<i4";
-  case NpyDType::I64:
+  case DType::I64:
     return "<i8";
+  default:
+    return "?";
   }
-  return "?";
-}
-
-size_t ssd::npyDTypeSize(NpyDType dtype) {
-  return dtype == NpyDType::F32 || dtype == NpyDType::I32 ? 4 : 8;
 }
 
 std::string ssd::formatShape(const std::vector<int64_t> &shape) {
@@ -68,10 +65,10 @@ static T loadLE(const uint8_t *p) {
 }
 
 std::vector<float> NpyArray::toFloat() const {
-  size_t count = bytes.size() / npyDTypeSize(dtype);
+  size_t count = bytes.size() / dtypeBytes(dtype);
   std::vector<float> values(count);
   for (size_t i = 0; i < count; ++i) {
-    if (dtype == NpyDType::F32)
+    if (dtype == DType::F32)
       values[i] = bitCast<float>(loadLE<uint32_t>(&bytes[4 * i]));
     else
       values[i] = static_cast<float>(bitCast<double>(loadLE<uint64_t>(&bytes[8 * i])));
@@ -80,10 +77,10 @@ std::vector<float> NpyArray::toFloat() const {
 }
 
 std::vector<int32_t> NpyArray::toInt32() const {
-  size_t count = bytes.size() / npyDTypeSize(dtype);
+  size_t count = bytes.size() / dtypeBytes(dtype);
   std::vector<int32_t> values(count);
   for (size_t i = 0; i < count; ++i) {
-    if (dtype == NpyDType::I32)
+    if (dtype == DType::I32)
       values[i] = loadLE<int32_t>(&bytes[4 * i]);
     else
       values[i] = static_cast<int32_t>(loadLE<int64_t>(&bytes[8 * i]));
@@ -92,8 +89,8 @@ std::vector<int32_t> NpyArray::toInt32() const {
 }
 
 bool NpyArray::fitsInt32() const {
-  if (dtype != NpyDType::I64)
-    return dtype == NpyDType::I32;
+  if (dtype != DType::I64)
+    return dtype == DType::I32;
   for (size_t i = 0; i < bytes.size() / 8; ++i) {
     int64_t v = loadLE<int64_t>(&bytes[8 * i]);
     if (v < std::numeric_limits<int32_t>::min() ||
@@ -129,7 +126,7 @@ public:
       return fail("expected '{'");
     while (!consume('}')) {
       std::string key;
-      SSD_RT_RETURN_IF_ERROR(parseString(key));
+      SSD_RETURN_IF_ERROR(parseString(key));
       if (!consume(':'))
         return fail("expected ':' after key '" + key + "'");
       if ((key == "descr" && haveDescr) ||
@@ -137,13 +134,13 @@ public:
           (key == "shape" && haveShape))
         return fail("duplicate key '" + key + "'");
       if (key == "descr") {
-        SSD_RT_RETURN_IF_ERROR(parseString(header.descr));
+        SSD_RETURN_IF_ERROR(parseString(header.descr));
         haveDescr = true;
       } else if (key == "fortran_order") {
-        SSD_RT_RETURN_IF_ERROR(parseBool(header.fortranOrder));
+        SSD_RETURN_IF_ERROR(parseBool(header.fortranOrder));
         haveOrder = true;
       } else if (key == "shape") {
-        SSD_RT_RETURN_IF_ERROR(parseShape(header.shape));
+        SSD_RETURN_IF_ERROR(parseShape(header.shape));
         haveShape = true;
       } else {
         return fail("unknown key '" + key + "'");
@@ -236,9 +233,9 @@ static Status fileError(const std::string &name, const std::string &problem) {
   return Status::error(name + ": " + problem);
 }
 
-static Expected<NpyDType> parseDescr(const std::string &name,
-                                     const std::string &descr) {
-  for (NpyDType dtype : {NpyDType::F32, NpyDType::F64, NpyDType::I32, NpyDType::I64})
+static Expected<DType> parseDescr(const std::string &name,
+                                  const std::string &descr) {
+  for (DType dtype : {DType::F32, DType::F64, DType::I32, DType::I64})
     if (descr == npyDTypeDescr(dtype))
       return dtype;
   // Single-byte types carry '|' and are endian-free; '=' means native, which
@@ -279,7 +276,7 @@ Expected<NpyArray> ssd::parseNpy(const std::string &name,
     return fileError(name, header.message());
   if (header->fortranOrder)
     return fileError(name, "fortran_order arrays are not supported (expected C order)");
-  Expected<NpyDType> dtype = parseDescr(name, header->descr);
+  Expected<DType> dtype = parseDescr(name, header->descr);
   if (!dtype.ok())
     return dtype.status();
 
@@ -287,7 +284,7 @@ Expected<NpyArray> ssd::parseNpy(const std::string &name,
   array.dtype = *dtype;
   array.shape = std::move(header->shape);
   int64_t count = array.numElements();
-  size_t itemSize = npyDTypeSize(array.dtype);
+  size_t itemSize = dtypeBytes(array.dtype);
   if (count < 0 || static_cast<uint64_t>(count) >
                        std::numeric_limits<uint64_t>::max() / itemSize)
     return fileError(name, "shape " + formatShape(array.shape) + " is too large");
@@ -318,7 +315,7 @@ Expected<NpyArray> ssd::readNpy(const std::string &path) {
 // Writing
 //===----------------------------------------------------------------------===//
 
-std::vector<uint8_t> ssd::serializeNpy(NpyDType dtype,
+std::vector<uint8_t> ssd::serializeNpy(DType dtype,
                                        const std::vector<int64_t> &shape,
                                        const std::vector<uint8_t> &bytes) {
   std::string header = std::string("{'descr': '") + npyDTypeDescr(dtype) +
@@ -343,7 +340,7 @@ std::vector<uint8_t> ssd::serializeNpy(NpyDType dtype,
 
 template <typename T>
 static Expected<std::vector<uint8_t>>
-encodeTyped(const std::string &path, NpyDType dtype,
+encodeTyped(const std::string &path, DType dtype,
             const std::vector<int64_t> &shape, const std::vector<T> &data) {
   if (shapeNumElements(shape) != static_cast<int64_t>(data.size()))
     return fileError(path, "internal error: " + std::to_string(data.size()) +
@@ -357,13 +354,13 @@ encodeTyped(const std::string &path, NpyDType dtype,
 Expected<std::vector<uint8_t>> ssd::encodeNpy(const std::string &path,
                                               const std::vector<int64_t> &shape,
                                               const std::vector<float> &data) {
-  return encodeTyped(path, NpyDType::F32, shape, data);
+  return encodeTyped(path, DType::F32, shape, data);
 }
 
 Expected<std::vector<uint8_t>> ssd::encodeNpy(const std::string &path,
                                               const std::vector<int64_t> &shape,
                                               const std::vector<int32_t> &data) {
-  return encodeTyped(path, NpyDType::I32, shape, data);
+  return encodeTyped(path, DType::I32, shape, data);
 }
 
 Status ssd::writeNpyFiles(const std::vector<NpyOutput> &outputs) {

@@ -36,7 +36,7 @@ protected:
     return test::errorMessage(writeCase(c, dir.path()));
   }
   std::string load() {
-    ssd::rt::Expected<SSDCase> c = loadCase(dir.path());
+    ssd::artifact::Expected<SSDCase> c = loadCase(dir.path());
     return c.ok() ? std::string() : c.message();
   }
   void writeText(llvm::StringRef name, llvm::StringRef text) {
@@ -59,7 +59,7 @@ TEST_F(CaseFolder, RoundTripKeepsEverything) {
   c.dtLimitLo = 0.001;
   c.dtLimitHi = 0.2;
   ASSERT_EQ(write(c), "");
-  ssd::rt::Expected<SSDCase> back = loadCase(dir.path());
+  ssd::artifact::Expected<SSDCase> back = loadCase(dir.path());
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->x.data, c.x.data);
   EXPECT_EQ(back->z.shape, c.z.shape);
@@ -76,7 +76,7 @@ TEST_F(CaseFolder, RoundTripKeepsEverything) {
 
 TEST_F(CaseFolder, InfiniteDtLimitIsNull) {
   ASSERT_EQ(write(makeRandomCase(smallOptions())), "");
-  ssd::rt::Expected<SSDCase> back = loadCase(dir.path());
+  ssd::artifact::Expected<SSDCase> back = loadCase(dir.path());
   ASSERT_TRUE(back.ok());
   EXPECT_TRUE(std::isinf(back->dtLimitHi));
 }
@@ -204,7 +204,7 @@ TEST_F(CaseFolder, DtypeProblems) {
 }
 
 TEST_F(CaseFolder, MissingFolder) {
-  ssd::rt::Expected<SSDCase> c = loadCase(dir.file("nope"));
+  ssd::artifact::Expected<SSDCase> c = loadCase(dir.file("nope"));
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(c.message(), HasSubstr("nope: not a case folder"));
 }
@@ -215,7 +215,7 @@ TEST(GoldenCases, LoadAndValidate) {
     GTEST_SKIP() << "SSD_GOLDEN_DIR is not set: no golden cases to load";
   for (const char *name : {"c01_tiny", "c02_all_features", "c03_seq_idx",
                            "c04_varlen", "c05_mamba2_head", "c06_groups_eq_heads"}) {
-    ssd::rt::Expected<SSDCase> c = loadCase(golden + "/" + name);
+    ssd::artifact::Expected<SSDCase> c = loadCase(golden + "/" + name);
     ASSERT_TRUE(c.ok()) << c.message();
     EXPECT_EQ(c->name, name);
     EXPECT_TRUE(c->expectedY.present());

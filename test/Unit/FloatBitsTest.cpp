@@ -66,10 +66,9 @@ TEST(FloatBits, HalfPatternsRoundTrip) {
 }
 
 TEST(FloatBits, RoundTo) {
-  EXPECT_EQ(roundTo(ElementKind::F32, 1.0f + 0x1p-20f), 1.0f + 0x1p-20f);
-  EXPECT_EQ(roundTo(ElementKind::BF16, 1.0f + 0x1p-9f), 1.0f);
-  EXPECT_EQ(roundTo(ElementKind::F16, 1.0f + 0x1p-9f), 1.0f + 0x1p-9f);
+  EXPECT_EQ(roundTo(DType::F32, 1.0f + 0x1p-20f), 1.0f + 0x1p-20f);
+  EXPECT_EQ(roundTo(DType::BF16, 1.0f + 0x1p-9f), 1.0f);
+  EXPECT_EQ(roundTo(DType::F16, 1.0f + 0x1p-9f), 1.0f + 0x1p-9f);
   std::vector<float> values = {1.5f, -2.25f, 0.125f};
-  EXPECT_EQ(fromHalfBits(ElementKind::F16, toHalfBits(ElementKind::F16, values)),
-            values);
+  EXPECT_EQ(fromHalfBits(DType::F16, toHalfBits(DType::F16, values)), values);
 }

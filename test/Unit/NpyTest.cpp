@@ -27,7 +27,7 @@ std::vector<uint8_t> rawNpy(const std::string &header,
 }
 
 std::string parseError(const std::vector<uint8_t> &bytes) {
-  ssd::rt::Expected<NpyArray> array = parseNpy("t.npy", bytes);
+  ssd::artifact::Expected<NpyArray> array = parseNpy("t.npy", bytes);
   if (array.ok())
     return "no error";
   return array.message();
@@ -46,9 +46,9 @@ TEST(Npy, FloatRoundTrip) {
   test::TempDir dir;
   std::vector<float> values = {1.0f, -2.5f, 3.25f, 0.0f, 1e-30f, -7.0f};
   ASSERT_EQ(test::errorMessage(writeNpy(dir.file("a.npy"), {2, 3}, values)), "");
-  ssd::rt::Expected<NpyArray> array = readNpy(dir.file("a.npy"));
+  ssd::artifact::Expected<NpyArray> array = readNpy(dir.file("a.npy"));
   ASSERT_TRUE(array.ok()) << array.message();
-  EXPECT_EQ(array->dtype, NpyDType::F32);
+  EXPECT_EQ(array->dtype, DType::F32);
   EXPECT_EQ(array->shape, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(array->toFloat(), values);
 }
@@ -57,23 +57,23 @@ TEST(Npy, IntRoundTripAndDataAlignment) {
   test::TempDir dir;
   std::vector<int32_t> values = {0, 5, 64, 65, 150};
   ASSERT_EQ(test::errorMessage(writeNpy(dir.file("i.npy"), {5}, values)), "");
-  ssd::rt::Expected<NpyArray> array = readNpy(dir.file("i.npy"));
+  ssd::artifact::Expected<NpyArray> array = readNpy(dir.file("i.npy"));
   ASSERT_TRUE(array.ok()) << array.message();
-  EXPECT_EQ(array->dtype, NpyDType::I32);
+  EXPECT_EQ(array->dtype, DType::I32);
   EXPECT_EQ(array->toInt32(), values);
   // numpy aligns the data to 64 bytes and ends the header with a newline.
-  std::vector<uint8_t> bytes = serializeNpy(NpyDType::I32, {5}, {});
+  std::vector<uint8_t> bytes = serializeNpy(DType::I32, {5}, {});
   EXPECT_EQ(bytes.size() % 64, 0u);
   EXPECT_EQ(bytes.back(), '\n');
 }
 
 TEST(Npy, ScalarAndEmptyShapes) {
-  std::vector<uint8_t> scalar = serializeNpy(NpyDType::F32, {}, {0, 0, 128, 63});
-  ssd::rt::Expected<NpyArray> array = parseNpy("s.npy", scalar);
+  std::vector<uint8_t> scalar = serializeNpy(DType::F32, {}, {0, 0, 128, 63});
+  ssd::artifact::Expected<NpyArray> array = parseNpy("s.npy", scalar);
   ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_TRUE(array->shape.empty());
   EXPECT_EQ(array->toFloat(), std::vector<float>{1.0f});
-  std::vector<uint8_t> empty = serializeNpy(NpyDType::F32, {0, 4}, {});
+  std::vector<uint8_t> empty = serializeNpy(DType::F32, {0, 4}, {});
   array = parseNpy("e.npy", empty);
   ASSERT_TRUE(array.ok()) << array.message();
   EXPECT_EQ(array->numElements(), 0);
@@ -83,7 +83,7 @@ TEST(Npy, ReadsFloat64AndInt64) {
   double d[2] = {1.5, -0.25};
   std::vector<uint8_t> data(16);
   std::memcpy(data.data(), d, 16);
-  ssd::rt::Expected<NpyArray> array = parseNpy(
+  ssd::artifact::Expected<NpyArray> array = parseNpy(
       "d.npy",
       rawNpy("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n", data));
   ASSERT_TRUE(array.ok()) << array.message();
@@ -108,7 +108,7 @@ TEST(Npy, ReadsFloat64AndInt64) {
 }
 
 TEST(Npy, BadMagic) {
-  std::vector<uint8_t> bytes = serializeNpy(NpyDType::F32, {1}, {0, 0, 0, 0});
+  std::vector<uint8_t> bytes = serializeNpy(DType::F32, {1}, {0, 0, 0, 0});
   bytes[1] = 'X';
   EXPECT_THAT(parseError(bytes), HasSubstr("t.npy: bad magic"));
   EXPECT_THAT(parseError({}), HasSubstr("t.npy: bad magic"));
@@ -136,7 +136,8 @@ TEST(Npy, FortranOrder) {
 }
 
 TEST(Npy, TruncatedAndTrailingData) {
-  std::vector<uint8_t> bytes = serializeNpy(NpyDType::F32, {2, 2}, std::vector<uint8_t>(16));
+  std::vector<uint8_t> bytes =
+      serializeNpy(DType::F32, {2, 2}, std::vector<uint8_t>(16));
   std::vector<uint8_t> truncated(bytes.begin(), bytes.end() - 3);
   EXPECT_THAT(parseError(truncated),
               HasSubstr("t.npy: truncated data: shape (2, 2) <f4 needs 16 bytes, file has 13"));
@@ -167,13 +168,13 @@ TEST(Npy, MalformedHeaders) {
                                 "'shape': (1,), 'descr': '<f8'}",
                                 four)),
               HasSubstr("duplicate key 'descr'"));
-  std::vector<uint8_t> version = serializeNpy(NpyDType::F32, {1}, four);
+  std::vector<uint8_t> version = serializeNpy(DType::F32, {1}, four);
   version[6] = 9;
   EXPECT_THAT(parseError(version), HasSubstr("unsupported .npy format version 9.0"));
 }
 
 TEST(Npy, MissingFileNamesThePath) {
-  ssd::rt::Expected<NpyArray> array = readNpy("/nonexistent/dir/q.npy");
+  ssd::artifact::Expected<NpyArray> array = readNpy("/nonexistent/dir/q.npy");
   ASSERT_FALSE(array.ok());
   EXPECT_THAT(array.message(),
               HasSubstr("/nonexistent/dir/q.npy: cannot read"));
@@ -181,13 +182,13 @@ TEST(Npy, MissingFileNamesThePath) {
 
 TEST(Npy, RefusesFilesThatAreNotRegular) {
   // /dev/zero would be read until memory runs out; a FIFO would block.
-  ssd::rt::Expected<NpyArray> device = readNpy("/dev/zero");
+  ssd::artifact::Expected<NpyArray> device = readNpy("/dev/zero");
   ASSERT_FALSE(device.ok());
   EXPECT_THAT(device.message(), HasSubstr("/dev/zero: cannot read: not a regular file"));
   test::TempDir dir;
   std::string fifo = dir.file("pipe.npy");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  ssd::rt::Expected<NpyArray> pipe = readNpy(fifo);
+  ssd::artifact::Expected<NpyArray> pipe = readNpy(fifo);
   ASSERT_FALSE(pipe.ok());
   EXPECT_THAT(pipe.message(), HasSubstr("not a regular file"));
 }
@@ -211,9 +212,10 @@ TEST(Npy, WritesSeveralFilesAllOrNone) {
 
 TEST(Npy, WritesFileThatReadsBackByteForByte) {
   test::TempDir dir;
-  std::vector<uint8_t> bytes = serializeNpy(NpyDType::F32, {3}, std::vector<uint8_t>(12, 1));
+  std::vector<uint8_t> bytes =
+      serializeNpy(DType::F32, {3}, std::vector<uint8_t>(12, 1));
   writeBytes(dir.file("b.npy"), bytes);
-  ssd::rt::Expected<NpyArray> array = readNpy(dir.file("b.npy"));
+  ssd::artifact::Expected<NpyArray> array = readNpy(dir.file("b.npy"));
   ASSERT_TRUE(array.ok());
   EXPECT_EQ(array->bytes, std::vector<uint8_t>(12, 1));
 }

@@ -23,7 +23,7 @@ TEST_P(GoldenReference, MatchesExpectedOutputs) {
   std::string golden = test::goldenDir();
   if (golden.empty())
     GTEST_SKIP() << "SSD_GOLDEN_DIR is not set: golden cases unavailable";
-  ssd::rt::Expected<SSDCase> c = loadCase(golden + "/" + GetParam());
+  ssd::artifact::Expected<SSDCase> c = loadCase(golden + "/" + GetParam());
   ASSERT_TRUE(c.ok()) << c.message();
   ReferenceResult r = runReference(*c);
   // The golden outputs are the float64 recurrence stored as float32.

@@ -5,7 +5,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
-#include "ssd/Runtime/Status.h"
+#include "ssd/Artifact/Status.h"
 
 #include "gtest/gtest.h"
 
@@ -35,7 +35,7 @@ private:
 inline std::string errorMessage(llvm::Error err) {
   return err ? llvm::toString(std::move(err)) : std::string();
 }
-inline std::string errorMessage(const ssd::rt::Status &status) {
+inline std::string errorMessage(const ssd::artifact::Status &status) {
   return status.message();
 }
 

@@ -1,12 +1,14 @@
 //===- ssd-compile.cpp - the SSD ahead-of-time compiler -------------------===//
 //
 //   ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
-//                [--chunk-size Q] [--dtype bf16|f16|f32] [--state-dtype f32|f16]
+//                [--chunk-size Q] [--dtype bf16|f16|f32] [--state-dtype
+//                f32|f16]
 //                [--features LIST] [--dt-limit LO,HI])
 //               [--target sm_90a|cpu] [--strategy fused|unfused] -o DIR
 //
 // Writes an artifact (kernels.cubin + manifest.json, docs/runtime.md) that
-// the runtime launches on a GPU machine without MLIR.
+// the runtime launches on a GPU machine without MLIR. llvm::cl reads the
+// flags; the checks of their values, and their messages, are this file's.
 //
 //===----------------------------------------------------------------------===//
 #include "ssd/Compile/Artifact.h"
@@ -17,23 +19,28 @@
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <optional>
-#include <cmath>
 
 using namespace ssd;
 using llvm::StringRef;
+namespace cl = llvm::cl;
 
 namespace {
 enum ExitCode { kSuccess = 0, kBadInput = 2, kCompileFailed = 3 };
 
-const char *kUsage =
-    R"(usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
+// --help prints this first, then the flags of the category below.
+const char *kOverview =
+    R"(the SSD ahead-of-time compiler
+
+usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                     [--chunk-size Q] [--dtype bf16|f16|f32] [--state-dtype f32|f16]
                     [--features LIST] [--dt-limit LO,HI])
                    [--target sm_90a|cpu] [--strategy fused|unfused]
@@ -45,37 +52,78 @@ kernels.cubin and manifest.json. The input is a module with one function
 computing ssd.combined, or a layer configuration (batch and sequence length
 stay dynamic).
 
-  --nheads, --headdim, --dstate, --ngroups   the static sizes
-  --chunk-size Q      a power of two (default 128)
-  --dtype T           element type of x, B, C, z and y (default bf16)
-  --state-dtype T     element type of the states (default f32)
-  --features LIST     comma list of the optional inputs compiled in:
-                      D,Dhp,z,dt_bias,softplus,dt_limit,initial_states,
-                      seq_idx,varlen
-  --dt-limit LO,HI    the dt clamp (implies dt_limit; HI may be inf; 0,inf
-                      is no clamp, as in mamba_ssm)
-  --target T          sm_90a (default) or cpu
-  --strategy S        fused (default: one persistent kernel) or unfused
-  --state-chain C     fused only: chunk (default: one chain step per chunk,
-                      the state through global memory) or segment (segments
-                      of chunks with the state carried on chip)
-  --mma I             fused only: mma.sync (default) or wgmma (sm_90a: the
-                      chain item's products read shared memory in place)
-  --p-block R         fused only: headdim rows of one work item, a power of
-                      two dividing headdim (default: the lowering's choice)
-  -o DIR              the artifact directory (created if missing)
-
 Exit status: 0 success, 2 bad flags or input, 3 compilation failure.
 )";
 
-struct Options {
-  std::string input;
-  std::string outDir;
-  LayerSpec spec;
-  bool haveLayerFlags = false;
-  CompileOptions compile;
-  bool help = false;
-};
+cl::OptionCategory category("ssd-compile options");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("[FILE.mlir]"),
+                               cl::cat(category));
+cl::opt<std::string> outDir("o",
+                            cl::desc("the artifact directory (created "
+                                     "if missing)"),
+                            cl::value_desc("DIR"), cl::cat(category));
+cl::opt<bool>
+    fromLowered("from-lowered",
+                cl::desc("the input already holds gpu.binary @ssd_kernels and "
+                         "ssd.launch: only write the artifact (tests)"),
+                cl::cat(category));
+
+// The layer flags; any of them makes the input a layer configuration.
+cl::opt<int64_t> nheads("nheads", cl::desc("number of heads"),
+                        cl::value_desc("H"), cl::cat(category));
+cl::opt<int64_t> headdim("headdim", cl::desc("head dimension"),
+                         cl::value_desc("P"), cl::cat(category));
+cl::opt<int64_t> dstate("dstate", cl::desc("state dimension"),
+                        cl::value_desc("N"), cl::cat(category));
+cl::opt<int64_t> ngroups("ngroups", cl::desc("number of B/C groups"),
+                         cl::value_desc("G"), cl::cat(category));
+cl::opt<int64_t> chunkSize("chunk-size",
+                           cl::desc("a power of two (default 128)"),
+                           cl::value_desc("Q"), cl::cat(category));
+cl::opt<std::string>
+    dtype("dtype", cl::desc("element type of x, B, C, z and y (default bf16)"),
+          cl::value_desc("bf16|f16|f32"), cl::cat(category));
+cl::opt<std::string>
+    stateDtype("state-dtype",
+               cl::desc("element type of the states (default f32)"),
+               cl::value_desc("f32|f16"), cl::cat(category));
+cl::opt<std::string> features(
+    "features",
+    cl::desc("comma list of the optional inputs compiled in: D,Dhp,z,"
+             "dt_bias,softplus,dt_limit,initial_states,seq_idx,varlen"),
+    cl::value_desc("LIST"), cl::cat(category));
+cl::opt<std::string>
+    dtLimit("dt-limit",
+            cl::desc("the dt clamp (implies dt_limit; HI may be inf; "
+                     "0,inf is no clamp, as in mamba_ssm)"),
+            cl::value_desc("LO,HI"), cl::cat(category));
+
+cl::opt<std::string> target("target", cl::desc("sm_90a (default) or cpu"),
+                            cl::init("sm_90a"), cl::value_desc("T"),
+                            cl::cat(category));
+cl::opt<std::string>
+    strategy("strategy",
+             cl::desc("fused (default: one persistent kernel) or unfused"),
+             cl::init("fused"), cl::value_desc("S"), cl::cat(category));
+cl::opt<std::string> stateChain(
+    "state-chain",
+    cl::desc("fused only: chunk (default: one chain step per chunk, the "
+             "state through global memory) or segment (segments of chunks "
+             "with the state carried on chip)"),
+    cl::value_desc("C"), cl::cat(category));
+cl::opt<std::string>
+    mma("mma",
+        cl::desc("fused only: mma.sync (default) or wgmma (sm_90a: the chain "
+                 "item's products read shared memory in place)"),
+        cl::value_desc("I"), cl::cat(category));
+cl::opt<int64_t>
+    pBlock("p-block",
+           cl::desc("fused only: headdim rows of one work item, a power of "
+                    "two dividing headdim (default: the lowering's choice)"),
+           cl::value_desc("R"), cl::cat(category));
+
+bool given(const cl::Option &option) { return option.getNumOccurrences() > 0; }
 
 /// Prints one error line and returns the exit code.
 int fail(int code, const std::string &message) {
@@ -83,174 +131,166 @@ int fail(int code, const std::string &message) {
   return code;
 }
 
-std::optional<std::string> parseArgs(int argc, char **argv, Options &o) {
-  o.spec.dtype = "bf16";
-  bool sizeGiven[4] = {false, false, false, false};
-  const char *sizeFlags[4] = {"--nheads", "--headdim", "--dstate", "--ngroups"};
-  int64_t *sizes[4] = {&o.spec.nheads, &o.spec.headdim, &o.spec.dstate,
-                       &o.spec.ngroups};
-  for (int i = 1; i < argc; ++i) {
-    StringRef arg = argv[i];
-    if (arg == "-h" || arg == "--help") {
-      o.help = true;
+/// --dt-limit LO,HI into the spec; LO finite, HI finite or inf.
+std::optional<std::string> parseDtLimit(StringRef value, LayerSpec &spec) {
+  auto [lo, hi] = value.split(',');
+  std::string loText = lo.str(), hiText = hi.str();
+  char *end = nullptr;
+  spec.dtLimitLo = std::strtod(loText.c_str(), &end);
+  bool bad = loText.empty() || *end;
+  spec.dtLimitHi = std::strtod(hiText.c_str(), &end);
+  bad |= hiText.empty() || *end;
+  if (bad)
+    return "--dt-limit: '" + value.str() + "' is not LO,HI";
+  // Values past the double range parse as +-inf; only HI may be inf.
+  bool hiIsInf = hi.trim().equals_insensitive("inf") ||
+                 hi.trim().equals_insensitive("+inf");
+  if (!std::isfinite(spec.dtLimitLo) ||
+      (!std::isfinite(spec.dtLimitHi) && !hiIsInf))
+    return "--dt-limit: '" + value.str() +
+           "' is out of range (LO finite, HI finite or inf)";
+  if (spec.dtLimitLo > spec.dtLimitHi)
+    return "--dt-limit: LO " + loText + " exceeds HI " + hiText;
+  // (0, inf) is mamba_ssm's "no limit": no clamp is compiled, as a case
+  // with that limit runs without one (ssd-run's check of the artifact).
+  if (spec.dtLimitLo != 0.0 || !std::isinf(spec.dtLimitHi))
+    spec.add("dt_limit");
+  return std::nullopt;
+}
+
+/// The layer of the layer flags; an error names the flag.
+std::optional<std::string> readLayerFlags(LayerSpec &spec) {
+  spec.dtype = "bf16";
+  const std::pair<cl::opt<int64_t> *, int64_t *> sizes[] = {
+      {&nheads, &spec.nheads},
+      {&headdim, &spec.headdim},
+      {&dstate, &spec.dstate},
+      {&ngroups, &spec.ngroups},
+      {&chunkSize, &spec.chunkSize}};
+  for (auto [flag, field] : sizes) {
+    if (!given(*flag))
       continue;
-    }
-    if (arg == "--from-lowered") {
-      o.compile.fromLowered = true;
-      continue;
-    }
-    if (!arg.starts_with("-") || arg == "-") {
-      if (!o.input.empty())
-        return "more than one input file ('" + o.input + "' and '" +
-               arg.str() + "')";
-      o.input = arg.str();
-      continue;
-    }
-    auto [flag, inlineValue] = arg.split('=');
-    std::string value;
-    if (arg.contains('=')) {
-      value = inlineValue.str();
-    } else {
-      if (i + 1 >= argc)
-        return flag.str() + " needs a value";
-      value = argv[++i];
-    }
-    StringRef v(value);
-    bool isSize = false;
-    for (int k = 0; k < 4; ++k) {
-      if (flag != sizeFlags[k])
-        continue;
-      isSize = true;
-      if (v.getAsInteger(10, *sizes[k]) || *sizes[k] <= 0)
-        return flag.str() + ": '" + value + "' is not a positive integer";
-      sizeGiven[k] = true;
-      o.haveLayerFlags = true;
-    }
-    if (isSize)
-      continue;
-    if (flag == "-o") {
-      o.outDir = value;
-    } else if (flag == "--chunk-size") {
-      if (v.getAsInteger(10, o.spec.chunkSize) || o.spec.chunkSize <= 0)
-        return "--chunk-size: '" + value + "' is not a positive integer";
-      o.haveLayerFlags = true;
-    } else if (flag == "--dtype") {
-      if (v != "f32" && v != "bf16" && v != "f16")
-        return "--dtype: unknown type '" + value + "' (expected bf16, f16 or f32)";
-      o.spec.dtype = value;
-      o.haveLayerFlags = true;
-    } else if (flag == "--state-dtype") {
-      if (v != "f32" && v != "f16")
-        return "--state-dtype: unknown type '" + value + "' (expected f32 or f16)";
-      o.spec.stateDtype = value;
-      o.haveLayerFlags = true;
-    } else if (flag == "--features") {
-      if (std::string error = parseFeatures(value, o.spec); !error.empty())
-        return "--features: " + error;
-      o.haveLayerFlags = true;
-    } else if (flag == "--dt-limit") {
-      auto [lo, hi] = v.split(',');
-      char *end = nullptr;
-      std::string loText = lo.str(), hiText = hi.str();
-      o.spec.dtLimitLo = std::strtod(loText.c_str(), &end);
-      bool bad = loText.empty() || *end;
-      o.spec.dtLimitHi = std::strtod(hiText.c_str(), &end);
-      bad |= hiText.empty() || *end;
-      if (bad)
-        return "--dt-limit: '" + value + "' is not LO,HI";
-      // Values past the double range parse as +-inf; only HI may be inf.
-      bool hiIsInf = hi.trim().equals_insensitive("inf") ||
-                     hi.trim().equals_insensitive("+inf");
-      if (!std::isfinite(o.spec.dtLimitLo) ||
-          (!std::isfinite(o.spec.dtLimitHi) && !hiIsInf))
-        return "--dt-limit: '" + value +
-               "' is out of range (LO finite, HI finite or inf)";
-      if (o.spec.dtLimitLo > o.spec.dtLimitHi)
-        return "--dt-limit: LO " + loText + " exceeds HI " + hiText;
-      // (0, inf) is mamba_ssm's "no limit": no clamp is compiled, as a case
-      // with that limit runs without one (ssd-run's check of the artifact).
-      if (o.spec.dtLimitLo != 0.0 || !std::isinf(o.spec.dtLimitHi))
-        o.spec.add("dt_limit");
-      o.haveLayerFlags = true;
-    } else if (flag == "--target") {
-      o.compile.target = value;
-    } else if (flag == "--strategy") {
-      o.compile.strategy = value;
-    } else if (flag == "--state-chain") {
-      if (v != "segment" && v != "chunk")
-        return "--state-chain: unknown chain '" + value +
-               "' (expected segment or chunk)";
-      o.compile.stateChain = value;
-    } else if (flag == "--mma") {
-      if (v != "mma.sync" && v != "wgmma")
-        return "--mma: unknown instruction '" + value +
-               "' (expected mma.sync or wgmma)";
-      o.compile.mma = value;
-    } else if (flag == "--p-block") {
-      int64_t rows = 0;
-      if (v.getAsInteger(10, rows) || rows <= 0 || (rows & (rows - 1)))
-        return "--p-block: expected a positive power of two, got '" + value +
-               "'";
-      o.compile.pBlock = rows;
-    } else {
-      return "unknown argument '" + arg.str() + "'";
-    }
+    if (*flag <= 0)
+      return "--" + flag->ArgStr.str() + ": '" + std::to_string(*flag) +
+             "' is not a positive integer";
+    *field = *flag;
   }
-  if (o.help)
-    return std::nullopt;
-  if (o.outDir.empty())
+  if (given(dtype)) {
+    if (dtype != "f32" && dtype != "bf16" && dtype != "f16")
+      return "--dtype: unknown type '" + dtype +
+             "' (expected bf16, f16 or f32)";
+    spec.dtype = dtype;
+  }
+  if (given(stateDtype)) {
+    if (stateDtype != "f32" && stateDtype != "f16")
+      return "--state-dtype: unknown type '" + stateDtype +
+             "' (expected f32 or f16)";
+    spec.stateDtype = stateDtype;
+  }
+  if (given(features))
+    if (std::string error = parseFeatures(features, spec); !error.empty())
+      return "--features: " + error;
+  if (given(dtLimit))
+    if (std::optional<std::string> error = parseDtLimit(dtLimit, spec))
+      return error;
+  return std::nullopt;
+}
+
+/// The compiler options; an error names the flag.
+std::optional<std::string> readCompileFlags(CompileOptions &options) {
+  options.target = target;
+  options.strategy = strategy;
+  options.fromLowered = fromLowered;
+  if (given(stateChain) && stateChain != "segment" && stateChain != "chunk")
+    return "--state-chain: unknown chain '" + stateChain +
+           "' (expected segment or chunk)";
+  options.stateChain = stateChain;
+  if (given(mma) && mma != "mma.sync" && mma != "wgmma")
+    return "--mma: unknown instruction '" + mma +
+           "' (expected mma.sync or wgmma)";
+  options.mma = mma;
+  if (given(pBlock)) {
+    if (pBlock <= 0 || (pBlock & (pBlock - 1)))
+      return "--p-block: expected a positive power of two, got '" +
+             std::to_string(pBlock) + "'";
+    options.pBlock = pBlock;
+  }
+  return std::nullopt;
+}
+
+bool haveLayerFlags() {
+  for (const cl::Option *flag : std::initializer_list<const cl::Option *>{
+           &nheads, &headdim, &dstate, &ngroups, &chunkSize, &dtype,
+           &stateDtype, &features, &dtLimit})
+    if (given(*flag))
+      return true;
+  return false;
+}
+
+/// Checks the flags together and fills `spec` and `options`.
+std::optional<std::string> readFlags(std::optional<LayerSpec> &spec,
+                                     CompileOptions &options) {
+  if (std::optional<std::string> error = readCompileFlags(options))
+    return error;
+  bool layer = haveLayerFlags();
+  if (layer) {
+    spec.emplace();
+    if (std::optional<std::string> error = readLayerFlags(*spec))
+      return error;
+  }
+  if (outDir.empty())
     return std::string("-o DIR is required");
-  if (!o.input.empty() && o.haveLayerFlags && !o.compile.fromLowered)
-    return "give an input file or the layer flags (--nheads ...), not both";
-  if (o.input.empty() && !o.haveLayerFlags)
+  if (!inputFile.empty() && layer && !fromLowered)
+    return std::string(
+        "give an input file or the layer flags (--nheads ...), not both");
+  if (inputFile.empty() && !layer)
     return std::string("no input: give FILE.mlir or the layer flags "
                        "(--nheads H --headdim P --dstate N --ngroups G)");
-  if (o.compile.fromLowered && o.input.empty())
+  if (fromLowered && inputFile.empty())
     return std::string("--from-lowered needs an input file");
-  if (o.haveLayerFlags)
-    for (int k = 0; k < 4; ++k)
-      if (!sizeGiven[k])
-        return std::string(sizeFlags[k]) + " is required with the layer flags";
+  if (layer)
+    for (cl::opt<int64_t> *flag : {&nheads, &headdim, &dstate, &ngroups})
+      if (!given(*flag))
+        return "--" + flag->ArgStr.str() + " is required with the layer flags";
   return std::nullopt;
 }
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  Options o;
-  if (std::optional<std::string> error = parseArgs(argc, argv, o)) {
+  // --help lists this tool's flags, not those of the libraries it links.
+  cl::HideUnrelatedOptions(category);
+  // llvm::cl reports its own errors (unknown flag, missing value) to stderr.
+  if (!cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs()))
+    return kBadInput;
+  std::optional<LayerSpec> spec;
+  CompileOptions options;
+  if (std::optional<std::string> error = readFlags(spec, options)) {
     fail(kBadInput, *error);
     llvm::errs() << "(ssd-compile --help prints the usage)\n";
     return kBadInput;
   }
-  if (o.help) {
-    llvm::outs() << kUsage;
-    return kSuccess;
-  }
 
-  if (o.input.empty()) {
-    std::optional<CompileError> err = compileLayer(o.spec, o.compile, o.outDir);
+  if (inputFile.empty()) {
+    std::optional<CompileError> err = compileLayer(*spec, options, outDir);
     if (!err)
       return kSuccess;
     return fail(err->isUsageError ? kBadInput : kCompileFailed, err->message);
   }
 
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(o.input);
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!buffer)
     return fail(kBadInput,
-                o.input + ": cannot read: " + buffer.getError().message());
+                inputFile + ": cannot read: " + buffer.getError().message());
   CompileContext context;
   llvm::SourceMgr sources;
   sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sources, &context.get());
   if (!module)
-    return fail(kBadInput, context.describe(o.input + ": invalid IR"));
-  std::optional<LayerSpec> spec;
-  if (o.haveLayerFlags)
-    spec = o.spec;
+    return fail(kBadInput, context.describe(inputFile + ": invalid IR"));
   std::optional<CompileError> err =
-      compileModule(*module, spec, o.compile, o.outDir);
+      compileModule(*module, spec, options, outDir);
   if (!err)
     return kSuccess;
   return fail(err->isUsageError ? kBadInput : kCompileFailed,

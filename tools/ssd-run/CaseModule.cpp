@@ -9,16 +9,18 @@
 using namespace mlir;
 using namespace ssd;
 
-static BufferKind bufferKind(ElementKind kind) {
+static BufferKind bufferKind(DType kind) {
   switch (kind) {
-  case ElementKind::F32:
+  case DType::F32:
     return BufferKind::F32;
-  case ElementKind::BF16:
+  case DType::BF16:
     return BufferKind::BF16;
-  case ElementKind::F16:
+  case DType::F16:
     return BufferKind::F16;
+  default:
+    // RunConfig computes in F32, BF16 or F16 only (ssd-run's flags).
+    return BufferKind::F32;
   }
-  return BufferKind::F32;
 }
 
 std::vector<KernelArg> ssd::caseKernelArgs(const SSDCase &c,
@@ -58,9 +60,8 @@ std::vector<KernelArg> ssd::caseKernelArgs(const SSDCase &c,
 OwningOpRef<ModuleOp> ssd::buildCaseModule(MLIRContext &context,
                                            const SSDCase &c,
                                            const RunConfig &config) {
-  LayerSpec spec =
-      layerSpecOfCase(c, config.chunkSize, elementKindName(config.dtype),
-                      elementKindName(config.stateDtype));
+  LayerSpec spec = layerSpecOfCase(c, config.chunkSize, dtypeName(config.dtype),
+                                   dtypeName(config.stateDtype));
   LayerShape shape;
   shape.batch = c.batch;
   shape.seqlen = c.seqlen;

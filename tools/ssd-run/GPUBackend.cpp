@@ -14,8 +14,8 @@ using ssd::rt::Expected;
 using ssd::rt::Status;
 
 LayerSpec ssd::layerSpecOfRun(const SSDCase &c, const RunConfig &config) {
-  return layerSpecOfCase(c, config.chunkSize, elementKindName(config.dtype),
-                         elementKindName(config.stateDtype));
+  return layerSpecOfCase(c, config.chunkSize, dtypeName(config.dtype),
+                         dtypeName(config.stateDtype));
 }
 
 static std::string number(double v) {
@@ -90,8 +90,8 @@ Expected<std::vector<uint8_t>> encode(const std::vector<float> &values,
     bytes.resize(values.size() * 4);
     std::memcpy(bytes.data(), values.data(), bytes.size());
   } else if (dtype == DType::BF16 || dtype == DType::F16) {
-    std::vector<uint16_t> bits = toHalfBits(
-        dtype == DType::BF16 ? ElementKind::BF16 : ElementKind::F16, values);
+    std::vector<uint16_t> bits =
+        toHalfBits(dtype == DType::BF16 ? DType::BF16 : DType::F16, values);
     bytes.resize(bits.size() * 2);
     std::memcpy(bytes.data(), bits.data(), bytes.size());
   } else {
@@ -110,8 +110,7 @@ std::vector<float> decode(const std::vector<uint8_t> &bytes, DType dtype) {
   }
   std::vector<uint16_t> bits(bytes.size() / 2);
   std::memcpy(bits.data(), bytes.data(), bytes.size());
-  return fromHalfBits(
-      dtype == DType::BF16 ? ElementKind::BF16 : ElementKind::F16, bits);
+  return fromHalfBits(dtype == DType::BF16 ? DType::BF16 : DType::F16, bits);
 }
 
 const FloatTensor *floatInput(const SSDCase &c, const std::string &name) {

@@ -12,8 +12,8 @@ static size_t elementSize(BufferKind kind) {
   return kind == BufferKind::BF16 || kind == BufferKind::F16 ? 2 : 4;
 }
 
-static ElementKind halfKind(BufferKind kind) {
-  return kind == BufferKind::BF16 ? ElementKind::BF16 : ElementKind::F16;
+static DType halfKind(BufferKind kind) {
+  return kind == BufferKind::BF16 ? DType::BF16 : DType::F16;
 }
 
 HostBuffer::HostBuffer(const KernelArg &arg) : karg(arg), count(1) {

@@ -50,14 +50,14 @@ static Status usageError(const std::string &message) {
   return Status::error(message);
 }
 
-static Expected<ElementKind>
-parseKind(const std::string &flag, const std::string &value, bool allowBF16) {
+static Expected<DType> parseKind(const std::string &flag,
+                                 const std::string &value, bool allowBF16) {
   if (value == "f32")
-    return ElementKind::F32;
+    return DType::F32;
   if (value == "f16")
-    return ElementKind::F16;
+    return DType::F16;
   if (value == "bf16" && allowBF16)
-    return ElementKind::BF16;
+    return DType::BF16;
   return usageError(flag + ": unknown type '" + value + "' (expected " +
                     (allowBF16 ? "f32, bf16 or f16" : "f32 or f16") + ")");
 }
@@ -145,12 +145,12 @@ ssd::parseRunOptions(const std::vector<std::string> &args) {
                           std::to_string(lowest) + ", 1000]");
       (flag == "--repeat" ? options.config.repeat : options.config.threads) = n;
     } else if (flag == "--dtype") {
-      Expected<ElementKind> kind = parseKind(flag, value, true);
+      Expected<DType> kind = parseKind(flag, value, true);
       if (!kind.ok())
         return kind.status();
       options.config.dtype = *kind;
     } else {
-      Expected<ElementKind> kind = parseKind(flag, value, false);
+      Expected<DType> kind = parseKind(flag, value, false);
       if (!kind.ok())
         return kind.status();
       options.config.stateDtype = *kind;

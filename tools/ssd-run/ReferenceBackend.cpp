@@ -8,13 +8,13 @@
 
 using namespace ssd;
 
-static void roundAll(FloatTensor &t, ElementKind kind) {
+static void roundAll(FloatTensor &t, DType kind) {
   for (float &v : t.data)
     v = roundTo(kind, v);
 }
 
 static std::vector<float> roundOut(const std::vector<double> &values,
-                                   ElementKind kind) {
+                                   DType kind) {
   std::vector<float> out(values.size());
   for (size_t i = 0; i < values.size(); ++i)
     out[i] = roundTo(kind, static_cast<float>(values[i]));

@@ -13,9 +13,9 @@ namespace ssd {
 struct RunConfig {
   int64_t chunkSize = 64;
   /// The element type of x, B, C, z and y.
-  ElementKind dtype = ElementKind::F32;
+  DType dtype = DType::F32;
   /// The element type of initial_states and final_states (F32 or F16).
-  ElementKind stateDtype = ElementKind::F32;
+  DType stateDtype = DType::F32;
   /// Runs of the computation to time (the median is reported); 0 runs once
   /// without reporting a time.
   int64_t repeat = 0;
@@ -32,9 +32,6 @@ struct RunOutputs {
   /// excluded); empty when the backend does not time itself.
   std::vector<double> runMs;
 };
-
-/// The command-line spelling of an element kind (`f32`, `bf16`, `f16`).
-const char *elementKindName(ElementKind kind);
 
 /// The error bound of golden/README.md for a configuration: 1e-4 in f32,
 /// 1.5e-2 with bf16 inputs, 5e-3 with f16 inputs; an f16 state gets the

@@ -141,7 +141,7 @@ int main(int argc, char **argv) {
   c.name = name;
   c.note = "random case written by ssd-make-case (seed " +
            std::to_string(seed) + ")";
-  if (rt::Status s = validateCase(c, outDir); !s.ok())
+  if (artifact::Status s = validateCase(c, outDir); !s.ok())
     return fail(s.message());
   if (!noExpected) {
     ReferenceResult r = runReference(c);
@@ -151,7 +151,7 @@ int main(int argc, char **argv) {
     c.expectedFinalStates.data.assign(r.finalStates.begin(),
                                       r.finalStates.end());
   }
-  if (rt::Status s = writeCase(c, outDir); !s.ok())
+  if (artifact::Status s = writeCase(c, outDir); !s.ok())
     return fail(s.message());
   return 0;
 }

@@ -162,8 +162,8 @@ int main(int argc, char **argv) {
   std::cout << c.name << ": backend="
             << (options.reference ? "reference" : options.backend)
             << " chunk_size=" << config.chunkSize
-            << " dtype=" << elementKindName(config.dtype)
-            << " state_dtype=" << elementKindName(config.stateDtype) << "\n";
+            << " dtype=" << dtypeName(config.dtype)
+            << " state_dtype=" << dtypeName(config.stateDtype) << "\n";
   RunOutputs outputs;
   if (options.reference) {
     outputs = runReferenceBackend(c, config);

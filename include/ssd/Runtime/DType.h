@@ -1,26 +1,20 @@
 //===- DType.h - Element types of runtime tensors ---------------*- C++ -*-===//
 //
-// Names follow the command line (`--dtype f32|bf16|f16`).
+// The project's one element-type enum lives in the artifact library; the
+// runtime names it as ssd::rt::DType too.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SSD_RUNTIME_DTYPE_H
 #define SSD_RUNTIME_DTYPE_H
 
-#include <cstddef>
-#include <optional>
-#include <string_view>
+#include "ssd/Artifact/DType.h"
 
 namespace ssd::rt {
-
-enum class DType { F32, F16, BF16, F64, I8, U8, I32, I64 };
-
-/// "f32", "bf16", ...
-const char *dtypeName(DType type);
-/// Parses a name as written by dtypeName.
-std::optional<DType> parseDType(std::string_view name);
-size_t dtypeBytes(DType type);
-
+using artifact::DType;
+using artifact::dtypeBytes;
+using artifact::dtypeName;
+using artifact::parseDType;
 } // namespace ssd::rt
 
 #endif // SSD_RUNTIME_DTYPE_H

@@ -10,7 +10,7 @@
 #ifndef SSD_SUPPORT_CASE_H
 #define SSD_SUPPORT_CASE_H
 
-#include "ssd/Runtime/Status.h"
+#include "ssd/Artifact/Status.h"
 
 #include <cstdint>
 #include <limits>
@@ -65,15 +65,15 @@ struct SSDCase {
 const std::vector<std::string> &caseInputNames();
 
 /// Loads and validates the case folder `dir`.
-rt::Expected<SSDCase> loadCase(const std::string &dir);
+artifact::Expected<SSDCase> loadCase(const std::string &dir);
 
 /// Checks the sizes, shapes and index relations of a case. `dir` only serves
 /// to name files in the messages.
-rt::Status validateCase(const SSDCase &c, const std::string &dir);
+artifact::Status validateCase(const SSDCase &c, const std::string &dir);
 
 /// Writes `c` as a case folder (creating `dir`): case.json, the inputs and
 /// the expected outputs that are present.
-rt::Status writeCase(const SSDCase &c, const std::string &dir);
+artifact::Status writeCase(const SSDCase &c, const std::string &dir);
 
 } // namespace ssd
 

@@ -8,13 +8,16 @@
 #ifndef SSD_SUPPORT_FLOATBITS_H
 #define SSD_SUPPORT_FLOATBITS_H
 
+#include "ssd/Artifact/DType.h"
+
 #include <cstdint>
 #include <vector>
 
 namespace ssd {
 
-/// The 16-bit (or 32-bit) element types a tool may compute in.
-enum class ElementKind { F32, BF16, F16 };
+/// The project's element types; the tools compute in F32, BF16 or F16.
+using artifact::DType;
+using artifact::dtypeName;
 
 uint16_t floatToBF16(float value);
 float bf16ToFloat(uint16_t bits);
@@ -22,14 +25,12 @@ uint16_t floatToF16(float value);
 float f16ToFloat(uint16_t bits);
 
 /// `value` rounded to `kind` and widened back to float32.
-float roundTo(ElementKind kind, float value);
+float roundTo(DType kind, float value);
 
 /// The 16-bit patterns of `values` in `kind` (BF16 or F16).
-std::vector<uint16_t> toHalfBits(ElementKind kind,
-                                 const std::vector<float> &values);
+std::vector<uint16_t> toHalfBits(DType kind, const std::vector<float> &values);
 /// Widens 16-bit patterns of `kind` (BF16 or F16) to float32.
-std::vector<float> fromHalfBits(ElementKind kind,
-                                const std::vector<uint16_t> &bits);
+std::vector<float> fromHalfBits(DType kind, const std::vector<uint16_t> &bits);
 
 } // namespace ssd
 

@@ -9,7 +9,8 @@
 #ifndef SSD_SUPPORT_NPY_H
 #define SSD_SUPPORT_NPY_H
 
-#include "ssd/Runtime/Status.h"
+#include "ssd/Artifact/DType.h"
+#include "ssd/Artifact/Status.h"
 
 #include <cstdint>
 #include <string>
@@ -17,13 +18,13 @@
 
 namespace ssd {
 
-/// The element types a `.npy` file may hold.
-enum class NpyDType { F32, F64, I32, I64 };
+/// The project's element types; a `.npy` file holds F32, F64, I32 or I64.
+using artifact::DType;
+using artifact::dtypeBytes;
 
-/// The numpy type string of `dtype` (`<f4`, `<f8`, `<i4`, `<i8`).
-const char *npyDTypeDescr(NpyDType dtype);
-/// The size of one element of `dtype` in bytes.
-size_t npyDTypeSize(NpyDType dtype);
+/// The numpy type string of `dtype` (`<f4`, `<f8`, `<i4`, `<i8`), or "?"
+/// for a type .npy files do not hold here.
+const char *npyDTypeDescr(DType dtype);
 
 /// A shape as text: `(2, 64, 4)`, `(5,)` or `()`.
 std::string formatShape(const std::vector<int64_t> &shape);
@@ -34,12 +35,12 @@ int64_t shapeNumElements(const std::vector<int64_t> &shape);
 /// The contents of one `.npy` file: its element type, shape and the raw
 /// little-endian bytes of its elements in C order.
 struct NpyArray {
-  NpyDType dtype = NpyDType::F32;
+  DType dtype = DType::F32;
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;
 
   int64_t numElements() const { return shapeNumElements(shape); }
-  bool isFloat() const { return dtype == NpyDType::F32 || dtype == NpyDType::F64; }
+  bool isFloat() const { return dtype == DType::F32 || dtype == DType::F64; }
 
   /// The elements as float32 (float64 elements are rounded). Only valid for
   /// a floating-point array.
@@ -52,14 +53,14 @@ struct NpyArray {
 };
 
 /// Parses the bytes of a `.npy` file; `name` is used in error messages.
-rt::Expected<NpyArray> parseNpy(const std::string &name,
+artifact::Expected<NpyArray> parseNpy(const std::string &name,
                                 const std::vector<uint8_t> &contents);
 
 /// Reads and parses the `.npy` file at `path`.
-rt::Expected<NpyArray> readNpy(const std::string &path);
+artifact::Expected<NpyArray> readNpy(const std::string &path);
 
 /// Serialises an array as a format 1.0 `.npy` file.
-std::vector<uint8_t> serializeNpy(NpyDType dtype,
+std::vector<uint8_t> serializeNpy(DType dtype,
                                   const std::vector<int64_t> &shape,
                                   const std::vector<uint8_t> &bytes);
 
@@ -72,19 +73,19 @@ struct NpyOutput {
 };
 /// Writes the arrays as one: each to a temporary, then all renamed into
 /// place; on failure none of them is left behind.
-rt::Status writeNpyFiles(const std::vector<NpyOutput> &outputs);
+artifact::Status writeNpyFiles(const std::vector<NpyOutput> &outputs);
 
 /// The bytes of the .npy file `path` would hold (for writing several files
 /// as one); fails when `data` does not fill `shape`.
-rt::Expected<std::vector<uint8_t>> encodeNpy(const std::string &path,
+artifact::Expected<std::vector<uint8_t>> encodeNpy(const std::string &path,
                                              const std::vector<int64_t> &shape,
                                              const std::vector<float> &data);
-rt::Expected<std::vector<uint8_t>> encodeNpy(const std::string &path,
+artifact::Expected<std::vector<uint8_t>> encodeNpy(const std::string &path,
                                              const std::vector<int64_t> &shape,
                                              const std::vector<int32_t> &data);
-rt::Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
+artifact::Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
                     const std::vector<float> &data);
-rt::Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
+artifact::Status writeNpy(const std::string &path, const std::vector<int64_t> &shape,
                     const std::vector<int32_t> &data);
 
 } // namespace ssd

@@ -7,16 +7,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ssd/Runtime/Manifest.h"
+#include "ssd/Artifact/Manifest.h"
+
+#include "ManifestNames.h"
 
 #include <algorithm>
 #include <cctype>
 #include <initializer_list>
 #include <set>
 
-using namespace ssd::rt;
+using namespace ssd::artifact;
 
-const std::vector<std::string> &ssd::rt::knownTensorNames() {
+const std::vector<std::string> &ssd::artifact::knownTensorNames() {
   static const std::vector<std::string> names = {
       "x",           "dt",         "A",
       "B",           "C",          "D",
@@ -131,10 +133,9 @@ public:
   }
 
   /// A string drawn from `choices`; keeps the default when absent.
-  template <typename E>
-  Status choice(std::string_view k,
-                std::initializer_list<std::pair<const char *, E>> choices,
-                E &out, bool isRequired = false) {
+  template <typename E, size_t N>
+  Status choice(std::string_view k, const NameOf<E> (&choices)[N], E &out,
+                bool isRequired = false) {
     const JsonValue *v = get(k);
     if (!v)
       return isRequired ? missing(k) : Status::success();
@@ -253,11 +254,11 @@ Status readDType(ObjectReader &r, std::string_view k, DType &out,
 
 Status readExprList(const JsonValue *v, const std::string &where,
                     std::vector<Expr> &out, size_t minSize, size_t maxSize) {
-  SSD_RT_RETURN_IF_ERROR(readArray(v, where, minSize, maxSize));
+  SSD_RETURN_IF_ERROR(readArray(v, where, minSize, maxSize));
   out.clear();
   for (size_t i = 0; i < v->array.size(); ++i) {
     Expr e = Expr::constant(0);
-    SSD_RT_RETURN_IF_ERROR(
+    SSD_RETURN_IF_ERROR(
         ObjectReader::readExpr(v->array[i], indexKey(where, i), e));
     out.push_back(e);
   }
@@ -267,11 +268,11 @@ Status readExprList(const JsonValue *v, const std::string &where,
 Status readIntList(const JsonValue *v, const std::string &where,
                    std::vector<int64_t> &out, size_t minSize, size_t maxSize,
                    int64_t min) {
-  SSD_RT_RETURN_IF_ERROR(readArray(v, where, minSize, maxSize));
+  SSD_RETURN_IF_ERROR(readArray(v, where, minSize, maxSize));
   out.clear();
   for (size_t i = 0; i < v->array.size(); ++i) {
     int64_t x;
-    SSD_RT_RETURN_IF_ERROR(
+    SSD_RETURN_IF_ERROR(
         ObjectReader::readInteger(v->array[i], indexKey(where, i), x, min));
     out.push_back(x);
   }
@@ -284,9 +285,9 @@ Status readIntList(const JsonValue *v, const std::string &where,
 
 Status readCompiler(const JsonValue &v, CompilerInfo &out) {
   ObjectReader r(v, "compiler");
-  SSD_RT_RETURN_IF_ERROR(r.expectObject());
-  SSD_RT_RETURN_IF_ERROR(r.string("name", out.name));
-  SSD_RT_RETURN_IF_ERROR(r.string("version", out.version));
+  SSD_RETURN_IF_ERROR(r.expectObject());
+  SSD_RETURN_IF_ERROR(r.string("name", out.name));
+  SSD_RETURN_IF_ERROR(r.string("version", out.version));
   if (const JsonValue *opts = r.get("options")) {
     if (!opts->isObject())
       return ObjectReader::err("compiler.options",
@@ -300,21 +301,21 @@ Status readCompiler(const JsonValue &v, CompilerInfo &out) {
 
 Status readConstants(const JsonValue &v, Constants &out) {
   ObjectReader r(v, "constants");
-  SSD_RT_RETURN_IF_ERROR(r.expectObject());
-  SSD_RT_RETURN_IF_ERROR(r.integer("nheads", out.nheads, true, 1));
-  SSD_RT_RETURN_IF_ERROR(r.integer("headdim", out.headdim, true, 1));
-  SSD_RT_RETURN_IF_ERROR(r.integer("dstate", out.dstate, true, 1));
-  SSD_RT_RETURN_IF_ERROR(r.integer("ngroups", out.ngroups, true, 1));
-  SSD_RT_RETURN_IF_ERROR(r.integer("chunk_size", out.chunkSize, true, 1));
+  SSD_RETURN_IF_ERROR(r.expectObject());
+  SSD_RETURN_IF_ERROR(r.integer("nheads", out.nheads, true, 1));
+  SSD_RETURN_IF_ERROR(r.integer("headdim", out.headdim, true, 1));
+  SSD_RETURN_IF_ERROR(r.integer("dstate", out.dstate, true, 1));
+  SSD_RETURN_IF_ERROR(r.integer("ngroups", out.ngroups, true, 1));
+  SSD_RETURN_IF_ERROR(r.integer("chunk_size", out.chunkSize, true, 1));
   if (out.nheads % out.ngroups != 0)
     return ObjectReader::err(
         "constants.ngroups",
         std::to_string(out.ngroups) +
             " does not divide nheads = " + std::to_string(out.nheads));
-  SSD_RT_RETURN_IF_ERROR(readDType(r, "dtype", out.dtype, true,
-                                   {DType::F32, DType::BF16, DType::F16}));
-  SSD_RT_RETURN_IF_ERROR(readDType(r, "state_dtype", out.stateDtype, true,
-                                   {DType::F32, DType::F16}));
+  SSD_RETURN_IF_ERROR(readDType(r, "dtype", out.dtype, true,
+                                {DType::F32, DType::BF16, DType::F16}));
+  SSD_RETURN_IF_ERROR(readDType(r, "state_dtype", out.stateDtype, true,
+                                {DType::F32, DType::F16}));
   static const std::vector<std::string> knownFeatures = {"D",
                                                          "Dhp",
                                                          "z",
@@ -325,7 +326,7 @@ Status readConstants(const JsonValue &v, Constants &out) {
                                                          "seq_idx",
                                                          "varlen"};
   if (const JsonValue *f = r.get("features")) {
-    SSD_RT_RETURN_IF_ERROR(readArray(f, "constants.features", 0, 64));
+    SSD_RETURN_IF_ERROR(readArray(f, "constants.features", 0, 64));
     for (size_t i = 0; i < f->array.size(); ++i) {
       const JsonValue &e = f->array[i];
       std::string where = indexKey("constants.features", i);
@@ -356,7 +357,7 @@ Status readConstants(const JsonValue &v, Constants &out) {
     if (!isIdentifier(m.first) || reserved.count(m.first))
       return ObjectReader::err(where, "not usable as a constant name");
     int64_t value;
-    SSD_RT_RETURN_IF_ERROR(
+    SSD_RETURN_IF_ERROR(
         ObjectReader::readInteger(m.second, where, value, INT64_MIN));
     out.extra.emplace_back(m.first, value);
   }
@@ -365,72 +366,68 @@ Status readConstants(const JsonValue &v, Constants &out) {
 
 Status readTensor(const JsonValue &v, const std::string &path, TensorSpec &t) {
   ObjectReader r(v, path);
-  SSD_RT_RETURN_IF_ERROR(r.expectObject());
-  SSD_RT_RETURN_IF_ERROR(r.string("name", t.name));
+  SSD_RETURN_IF_ERROR(r.expectObject());
+  SSD_RETURN_IF_ERROR(r.string("name", t.name));
   const auto &known = knownTensorNames();
   if (std::find(known.begin(), known.end(), t.name) == known.end())
     return ObjectReader::err(r.key("name"),
                              "unknown tensor \"" + t.name +
                                  "\" (known: " + joinNames(known) + ")");
-  SSD_RT_RETURN_IF_ERROR(readDType(r, "dtype", t.dtype, true));
+  SSD_RETURN_IF_ERROR(readDType(r, "dtype", t.dtype, true));
   const JsonValue *shape;
-  SSD_RT_RETURN_IF_ERROR(r.required("shape", shape));
-  SSD_RT_RETURN_IF_ERROR(readExprList(shape, r.key("shape"), t.shape, 0, 8));
-  SSD_RT_RETURN_IF_ERROR(r.integer("alignment", t.alignment, false, 1));
+  SSD_RETURN_IF_ERROR(r.required("shape", shape));
+  SSD_RETURN_IF_ERROR(readExprList(shape, r.key("shape"), t.shape, 0, 8));
+  SSD_RETURN_IF_ERROR(r.integer("alignment", t.alignment, false, 1));
   if (!isPowerOfTwo(t.alignment))
     return ObjectReader::err(r.key("alignment"),
                              "expected a power of two, got " +
                                  std::to_string(t.alignment));
-  SSD_RT_RETURN_IF_ERROR(
-      r.choice<Layout>("layout",
-                       {{"contiguous", Layout::Contiguous},
-                        {"inner_contiguous", Layout::InnerContiguous},
-                        {"strided", Layout::Strided}},
-                       t.layout));
-  SSD_RT_RETURN_IF_ERROR(r.boolean("optional", t.optional));
-  SSD_RT_RETURN_IF_ERROR(r.boolean("output", t.output));
+  SSD_RETURN_IF_ERROR(r.choice("layout", kLayoutNames, t.layout));
+  SSD_RETURN_IF_ERROR(r.boolean("optional", t.optional));
+  SSD_RETURN_IF_ERROR(r.boolean("output", t.output));
   return r.noUnknownKeys();
 }
 
 Status readWorkspace(const JsonValue &v, const std::string &path,
                      WorkspaceSpec &w) {
   ObjectReader r(v, path);
-  SSD_RT_RETURN_IF_ERROR(r.expectObject());
-  SSD_RT_RETURN_IF_ERROR(r.string("name", w.name));
+  SSD_RETURN_IF_ERROR(r.expectObject());
+  SSD_RETURN_IF_ERROR(r.string("name", w.name));
   if (!isIdentifier(w.name))
     return ObjectReader::err(r.key("name"),
                              "\"" + w.name + "\" is not an identifier");
   bool hasSize = v.find("size") != nullptr;
   if (const JsonValue *shape = r.get("shape")) {
-    SSD_RT_RETURN_IF_ERROR(readExprList(shape, r.key("shape"), w.shape, 1, 8));
-    SSD_RT_RETURN_IF_ERROR(readDType(r, "dtype", w.dtype, true));
+    SSD_RETURN_IF_ERROR(readExprList(shape, r.key("shape"), w.shape, 1, 8));
+    SSD_RETURN_IF_ERROR(readDType(r, "dtype", w.dtype, true));
   } else if (v.find("dtype")) {
     return ObjectReader::err(r.key("dtype"), "only meaningful with \"shape\"");
   }
   if (hasSize) {
-    SSD_RT_RETURN_IF_ERROR(r.expr("size", w.size));
+    SSD_RETURN_IF_ERROR(r.expr("size", w.size));
   } else if (w.shape.empty()) {
     return ObjectReader::err(path, "needs \"size\" (bytes) or \"shape\" and "
                                    "\"dtype\"");
   } else {
     // Bytes of a dense array of the shape.
+    w.sizeGiven = false;
     std::string text = std::to_string(dtypeBytes(w.dtype));
     for (const Expr &e : w.shape)
       text += "*(" + e.text() + ")";
     w.size = *Expr::parse(text);
   }
-  SSD_RT_RETURN_IF_ERROR(r.integer("alignment", w.alignment, false, 1));
+  SSD_RETURN_IF_ERROR(r.integer("alignment", w.alignment, false, 1));
   if (!isPowerOfTwo(w.alignment))
     return ObjectReader::err(r.key("alignment"),
                              "expected a power of two, got " +
                                  std::to_string(w.alignment));
-  SSD_RT_RETURN_IF_ERROR(r.boolean("zero_init", w.zeroInit));
+  SSD_RETURN_IF_ERROR(r.boolean("zero_init", w.zeroInit));
   return r.noUnknownKeys();
 }
 
 Status readTensorMap(ObjectReader &r, const Manifest &m, ParamSpec &p) {
   TensorMapSpec &tm = p.tensorMap;
-  SSD_RT_RETURN_IF_ERROR(r.string("tensor", p.name));
+  SSD_RETURN_IF_ERROR(r.string("tensor", p.name));
   const TensorSpec *t = m.findTensor(p.name);
   if (!t)
     return ObjectReader::err(r.key("tensor"), "no tensor named \"" + p.name +
@@ -445,8 +442,8 @@ Status readTensorMap(ObjectReader &r, const Manifest &m, ParamSpec &p) {
                              "TMA needs an innermost stride of 1; tensor \"" +
                                  p.name + "\" is declared strided");
   const JsonValue *box;
-  SSD_RT_RETURN_IF_ERROR(r.required("box", box));
-  SSD_RT_RETURN_IF_ERROR(readIntList(box, r.key("box"), tm.box, rank, rank, 1));
+  SSD_RETURN_IF_ERROR(r.required("box", box));
+  SSD_RETURN_IF_ERROR(readIntList(box, r.key("box"), tm.box, rank, rank, 1));
   for (size_t i = 0; i < rank; ++i)
     if (tm.box[i] > 256)
       return ObjectReader::err(indexKey(r.key("box"), i),
@@ -454,35 +451,19 @@ Status readTensorMap(ObjectReader &r, const Manifest &m, ParamSpec &p) {
                                    std::to_string(tm.box[i]));
   tm.elementStrides.assign(rank, 1);
   if (const JsonValue *es = r.get("element_strides")) {
-    SSD_RT_RETURN_IF_ERROR(readIntList(es, r.key("element_strides"),
-                                       tm.elementStrides, rank, rank, 1));
+    SSD_RETURN_IF_ERROR(readIntList(es, r.key("element_strides"),
+                                    tm.elementStrides, rank, rank, 1));
     for (size_t i = 0; i < rank; ++i)
       if (tm.elementStrides[i] > 8)
         return ObjectReader::err(indexKey(r.key("element_strides"), i),
                                  "TMA element strides are at most 8");
   }
-  SSD_RT_RETURN_IF_ERROR(r.choice<Swizzle>("swizzle",
-                                           {{"none", Swizzle::None},
-                                            {"32B", Swizzle::B32},
-                                            {"64B", Swizzle::B64},
-                                            {"128B", Swizzle::B128}},
-                                           tm.swizzle));
-  SSD_RT_RETURN_IF_ERROR(r.choice<Interleave>("interleave",
-                                              {{"none", Interleave::None},
-                                               {"16B", Interleave::B16},
-                                               {"32B", Interleave::B32}},
-                                              tm.interleave));
-  SSD_RT_RETURN_IF_ERROR(r.choice<L2Promotion>("l2_promotion",
-                                               {{"none", L2Promotion::None},
-                                                {"64B", L2Promotion::B64},
-                                                {"128B", L2Promotion::B128},
-                                                {"256B", L2Promotion::B256}},
-                                               tm.l2Promotion));
-  SSD_RT_RETURN_IF_ERROR(r.choice<OobFill>(
-      "oob_fill", {{"zero", OobFill::Zero}, {"nan", OobFill::NaN}},
-      tm.oobFill));
-  SSD_RT_RETURN_IF_ERROR(
-      r.choice<bool>("pass", {{"value", true}, {"global", false}}, tm.byValue));
+  SSD_RETURN_IF_ERROR(r.choice("swizzle", kSwizzleNames, tm.swizzle));
+  SSD_RETURN_IF_ERROR(r.choice("interleave", kInterleaveNames, tm.interleave));
+  SSD_RETURN_IF_ERROR(
+      r.choice("l2_promotion", kL2PromotionNames, tm.l2Promotion));
+  SSD_RETURN_IF_ERROR(r.choice("oob_fill", kOobFillNames, tm.oobFill));
+  SSD_RETURN_IF_ERROR(r.choice("pass", kPassNames, tm.byValue));
 
   // The innermost box row must fit the swizzle span and, without interleave,
   // be a whole number of 16-byte units (cuTensorMapEncodeTiled's rules).
@@ -513,29 +494,23 @@ Status readTensorMap(ObjectReader &r, const Manifest &m, ParamSpec &p) {
 Status readParam(const JsonValue &v, const std::string &path, const Manifest &m,
                  ParamSpec &p) {
   ObjectReader r(v, path);
-  SSD_RT_RETURN_IF_ERROR(r.expectObject());
-  SSD_RT_RETURN_IF_ERROR(
-      r.choice<ParamKind>("kind",
-                          {{"tensor", ParamKind::Tensor},
-                           {"workspace", ParamKind::Workspace},
-                           {"scalar", ParamKind::Scalar},
-                           {"tma", ParamKind::TensorMap}},
-                          p.kind, /*isRequired=*/true));
+  SSD_RETURN_IF_ERROR(r.expectObject());
+  SSD_RETURN_IF_ERROR(
+      r.choice("kind", kParamKindNames, p.kind, /*isRequired=*/true));
   switch (p.kind) {
   case ParamKind::Tensor:
-    SSD_RT_RETURN_IF_ERROR(r.string("name", p.name));
+    SSD_RETURN_IF_ERROR(r.string("name", p.name));
     if (!m.findTensor(p.name))
       return ObjectReader::err(r.key("name"), "no tensor named \"" + p.name +
                                                   "\" in \"tensors\"");
     break;
   case ParamKind::Workspace: {
-    SSD_RT_RETURN_IF_ERROR(r.string("name", p.name));
+    SSD_RETURN_IF_ERROR(r.string("name", p.name));
     const WorkspaceSpec *w = m.findWorkspace(p.name);
     if (!w)
       return ObjectReader::err(r.key("name"), "no workspace named \"" + p.name +
                                                   "\" in \"workspaces\"");
-    SSD_RT_RETURN_IF_ERROR(r.choice<Abi>(
-        "abi", {{"ptr", Abi::Pointer}, {"memref", Abi::Memref}}, p.abi));
+    SSD_RETURN_IF_ERROR(r.choice("abi", kAbiNames, p.abi));
     if (p.abi == Abi::Memref && w->shape.empty())
       return ObjectReader::err(r.key("abi"), "a memref workspace needs "
                                              "\"shape\" on workspace \"" +
@@ -543,56 +518,56 @@ Status readParam(const JsonValue &v, const std::string &path, const Manifest &m,
     break;
   }
   case ParamKind::Scalar:
-    SSD_RT_RETURN_IF_ERROR(r.string("name", p.name));
-    SSD_RT_RETURN_IF_ERROR(r.choice<ScalarType>(
-        "type", {{"i32", ScalarType::I32}, {"i64", ScalarType::I64}},
-        p.scalarType, /*isRequired=*/true));
-    SSD_RT_RETURN_IF_ERROR(r.expr("value", p.value));
+    SSD_RETURN_IF_ERROR(r.string("name", p.name));
+    SSD_RETURN_IF_ERROR(
+        r.choice("type", kScalarTypeNames, p.scalarType, /*isRequired=*/true));
+    SSD_RETURN_IF_ERROR(r.expr("value", p.value));
     break;
   case ParamKind::TensorMap:
-    SSD_RT_RETURN_IF_ERROR(readTensorMap(r, m, p));
+    SSD_RETURN_IF_ERROR(readTensorMap(r, m, p));
     break;
   }
   if (p.kind == ParamKind::Tensor)
-    SSD_RT_RETURN_IF_ERROR(r.choice<Abi>(
-        "abi", {{"ptr", Abi::Pointer}, {"memref", Abi::Memref}}, p.abi));
+    SSD_RETURN_IF_ERROR(r.choice("abi", kAbiNames, p.abi));
   return r.noUnknownKeys();
 }
 
 Status readDims(ObjectReader &r, std::string_view k, std::array<Expr, 3> &out,
-                bool isRequired) {
+                int &rank, bool isRequired) {
   const JsonValue *v = r.get(k);
   if (!v)
     return isRequired ? r.missing(k) : Status::success();
   std::vector<Expr> dims;
-  SSD_RT_RETURN_IF_ERROR(readExprList(v, r.key(k), dims, 1, 3));
+  SSD_RETURN_IF_ERROR(readExprList(v, r.key(k), dims, 1, 3));
   for (size_t i = 0; i < dims.size(); ++i)
     out[i] = dims[i];
+  rank = static_cast<int>(dims.size());
   return Status::success();
 }
 
 Status readKernel(const JsonValue &v, const std::string &path,
                   const Manifest &m, KernelSpec &k) {
   ObjectReader r(v, path);
-  SSD_RT_RETURN_IF_ERROR(r.expectObject());
-  SSD_RT_RETURN_IF_ERROR(r.string("name", k.name));
+  SSD_RETURN_IF_ERROR(r.expectObject());
+  SSD_RETURN_IF_ERROR(r.string("name", k.name));
   if (k.name.empty())
     return ObjectReader::err(r.key("name"), "empty kernel name");
-  SSD_RT_RETURN_IF_ERROR(readDims(r, "grid", k.grid, true));
-  SSD_RT_RETURN_IF_ERROR(readDims(r, "block", k.block, true));
-  SSD_RT_RETURN_IF_ERROR(r.expr("shared_memory", k.sharedMemory, false));
+  SSD_RETURN_IF_ERROR(readDims(r, "grid", k.grid, k.gridRank, true));
+  SSD_RETURN_IF_ERROR(readDims(r, "block", k.block, k.blockRank, true));
+  SSD_RETURN_IF_ERROR(r.expr("shared_memory", k.sharedMemory, false));
   if (const JsonValue *c = r.get("cluster")) {
     std::vector<int64_t> dims;
-    SSD_RT_RETURN_IF_ERROR(readIntList(c, r.key("cluster"), dims, 1, 3, 1));
+    SSD_RETURN_IF_ERROR(readIntList(c, r.key("cluster"), dims, 1, 3, 1));
     for (size_t i = 0; i < dims.size(); ++i)
       k.cluster[i] = dims[i];
+    k.clusterRank = static_cast<int>(dims.size());
   }
   const JsonValue *params;
-  SSD_RT_RETURN_IF_ERROR(r.required("params", params));
-  SSD_RT_RETURN_IF_ERROR(readArray(params, r.key("params"), 0, 1024));
+  SSD_RETURN_IF_ERROR(r.required("params", params));
+  SSD_RETURN_IF_ERROR(readArray(params, r.key("params"), 0, 1024));
   for (size_t i = 0; i < params->array.size(); ++i) {
     ParamSpec p;
-    SSD_RT_RETURN_IF_ERROR(
+    SSD_RETURN_IF_ERROR(
         readParam(params->array[i], indexKey(r.key("params"), i), m, p));
     k.params.push_back(std::move(p));
   }
@@ -633,40 +608,39 @@ Status crossCheck(Manifest &m) {
                                [](const auto &d) { return d.first == "nc"; });
   if (!definesNc && scope.names.count("L") && !scope.names.count("nc")) {
     m.derived.insert(m.derived.begin(), {"nc", *Expr::parse("ceildiv(L, Q)")});
+    m.ncImplied = true;
   }
   for (const auto &[name, e] : m.derived) {
     std::string where = "derived." + name;
     if (scope.names.count(name))
       return ObjectReader::err(where, "'" + name + "' is already defined");
-    SSD_RT_RETURN_IF_ERROR(scope.check(e, where));
+    SSD_RETURN_IF_ERROR(scope.check(e, where));
     scope.names.insert(name);
   }
   for (size_t i = 0; i < m.tensors.size(); ++i)
     for (size_t d = 0; d < m.tensors[i].shape.size(); ++d)
-      SSD_RT_RETURN_IF_ERROR(
+      SSD_RETURN_IF_ERROR(
           scope.check(m.tensors[i].shape[d],
                       indexKey(indexKey("tensors", i) + ".shape", d)));
   for (size_t i = 0; i < m.workspaces.size(); ++i) {
     std::string base = indexKey("workspaces", i);
-    SSD_RT_RETURN_IF_ERROR(scope.check(m.workspaces[i].size, base + ".size"));
+    SSD_RETURN_IF_ERROR(scope.check(m.workspaces[i].size, base + ".size"));
     for (size_t d = 0; d < m.workspaces[i].shape.size(); ++d)
-      SSD_RT_RETURN_IF_ERROR(
+      SSD_RETURN_IF_ERROR(
           scope.check(m.workspaces[i].shape[d], indexKey(base + ".shape", d)));
   }
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const KernelSpec &k = m.kernels[i];
     std::string base = indexKey("kernels", i);
     for (size_t d = 0; d < 3; ++d) {
-      SSD_RT_RETURN_IF_ERROR(
-          scope.check(k.grid[d], indexKey(base + ".grid", d)));
-      SSD_RT_RETURN_IF_ERROR(
+      SSD_RETURN_IF_ERROR(scope.check(k.grid[d], indexKey(base + ".grid", d)));
+      SSD_RETURN_IF_ERROR(
           scope.check(k.block[d], indexKey(base + ".block", d)));
     }
-    SSD_RT_RETURN_IF_ERROR(
-        scope.check(k.sharedMemory, base + ".shared_memory"));
+    SSD_RETURN_IF_ERROR(scope.check(k.sharedMemory, base + ".shared_memory"));
     for (size_t p = 0; p < k.params.size(); ++p)
       if (k.params[p].kind == ParamKind::Scalar)
-        SSD_RT_RETURN_IF_ERROR(scope.check(
+        SSD_RETURN_IF_ERROR(scope.check(
             k.params[p].value, indexKey(base + ".params", p) + ".value"));
     int64_t clusterSize = k.cluster[0] * k.cluster[1] * k.cluster[2];
     if (clusterSize > 16)
@@ -679,38 +653,41 @@ Status crossCheck(Manifest &m) {
 
 } // namespace
 
-Expected<Manifest> ssd::rt::parseManifest(std::string_view json) {
+Expected<Manifest> ssd::artifact::parseManifest(std::string_view json) {
   Expected<JsonValue> doc = parseJson(json);
   if (!doc.ok())
     return doc.status();
+  return readManifest(*doc);
+}
+
+Expected<Manifest> ssd::artifact::readManifest(const JsonValue &doc) {
   Manifest m;
-  ObjectReader r(*doc, "");
-  if (!doc->isObject())
-    return Status::error("manifest: expected an object, got " +
-                         doc->describe());
+  ObjectReader r(doc, "");
+  if (!doc.isObject())
+    return Status::error("manifest: expected an object, got " + doc.describe());
 
   std::string format;
-  SSD_RT_RETURN_IF_ERROR(r.string("format", format));
+  SSD_RETURN_IF_ERROR(r.string("format", format));
   if (format != "ssd-artifact")
     return ObjectReader::err("format", "expected \"ssd-artifact\", got \"" +
                                            format + "\"");
-  SSD_RT_RETURN_IF_ERROR(r.integer("format_version", m.formatVersion, true, 1));
+  SSD_RETURN_IF_ERROR(r.integer("format_version", m.formatVersion, true, 1));
   if (m.formatVersion != kManifestFormatVersion)
     return ObjectReader::err(
         "format_version",
         "this runtime reads version " + std::to_string(kManifestFormatVersion) +
             ", the artifact is version " + std::to_string(m.formatVersion));
-  SSD_RT_RETURN_IF_ERROR(r.string("target", m.target));
+  SSD_RETURN_IF_ERROR(r.string("target", m.target));
   if (m.target.rfind("sm_", 0) != 0 || m.target.size() < 5 ||
       !std::isdigit(static_cast<unsigned char>(m.target[3])))
     return ObjectReader::err("target", "expected an sm_XY[a] target, got \"" +
                                            m.target + "\"");
 
   const JsonValue *v;
-  SSD_RT_RETURN_IF_ERROR(r.required("compiler", v));
-  SSD_RT_RETURN_IF_ERROR(readCompiler(*v, m.compiler));
-  SSD_RT_RETURN_IF_ERROR(r.required("constants", v));
-  SSD_RT_RETURN_IF_ERROR(readConstants(*v, m.constants));
+  SSD_RETURN_IF_ERROR(r.required("compiler", v));
+  SSD_RETURN_IF_ERROR(readCompiler(*v, m.compiler));
+  SSD_RETURN_IF_ERROR(r.required("constants", v));
+  SSD_RETURN_IF_ERROR(readConstants(*v, m.constants));
 
   if (const JsonValue *d = r.get("derived")) {
     if (!d->isObject())
@@ -720,17 +697,17 @@ Expected<Manifest> ssd::rt::parseManifest(std::string_view json) {
       if (!isIdentifier(mem.first))
         return ObjectReader::err("derived." + mem.first, "not an identifier");
       Expr e = Expr::constant(0);
-      SSD_RT_RETURN_IF_ERROR(
+      SSD_RETURN_IF_ERROR(
           ObjectReader::readExpr(mem.second, "derived." + mem.first, e));
       m.derived.emplace_back(mem.first, e);
     }
   }
 
-  SSD_RT_RETURN_IF_ERROR(r.required("tensors", v));
-  SSD_RT_RETURN_IF_ERROR(readArray(v, "tensors", 1, 64));
+  SSD_RETURN_IF_ERROR(r.required("tensors", v));
+  SSD_RETURN_IF_ERROR(readArray(v, "tensors", 1, 64));
   for (size_t i = 0; i < v->array.size(); ++i) {
     TensorSpec t;
-    SSD_RT_RETURN_IF_ERROR(readTensor(v->array[i], indexKey("tensors", i), t));
+    SSD_RETURN_IF_ERROR(readTensor(v->array[i], indexKey("tensors", i), t));
     if (m.findTensor(t.name))
       return ObjectReader::err(indexKey("tensors", i) + ".name",
                                "duplicate tensor \"" + t.name + "\"");
@@ -738,10 +715,10 @@ Expected<Manifest> ssd::rt::parseManifest(std::string_view json) {
   }
 
   if (const JsonValue *w = r.get("workspaces")) {
-    SSD_RT_RETURN_IF_ERROR(readArray(w, "workspaces", 0, 64));
+    SSD_RETURN_IF_ERROR(readArray(w, "workspaces", 0, 64));
     for (size_t i = 0; i < w->array.size(); ++i) {
       WorkspaceSpec ws;
-      SSD_RT_RETURN_IF_ERROR(
+      SSD_RETURN_IF_ERROR(
           readWorkspace(w->array[i], indexKey("workspaces", i), ws));
       if (m.findWorkspace(ws.name))
         return ObjectReader::err(indexKey("workspaces", i) + ".name",
@@ -750,16 +727,15 @@ Expected<Manifest> ssd::rt::parseManifest(std::string_view json) {
     }
   }
 
-  SSD_RT_RETURN_IF_ERROR(r.required("kernels", v));
-  SSD_RT_RETURN_IF_ERROR(readArray(v, "kernels", 1, 64));
+  SSD_RETURN_IF_ERROR(r.required("kernels", v));
+  SSD_RETURN_IF_ERROR(readArray(v, "kernels", 1, 64));
   for (size_t i = 0; i < v->array.size(); ++i) {
     KernelSpec k;
-    SSD_RT_RETURN_IF_ERROR(
-        readKernel(v->array[i], indexKey("kernels", i), m, k));
+    SSD_RETURN_IF_ERROR(readKernel(v->array[i], indexKey("kernels", i), m, k));
     m.kernels.push_back(std::move(k));
   }
 
-  SSD_RT_RETURN_IF_ERROR(r.noUnknownKeys());
-  SSD_RT_RETURN_IF_ERROR(crossCheck(m));
+  SSD_RETURN_IF_ERROR(r.noUnknownKeys());
+  SSD_RETURN_IF_ERROR(crossCheck(m));
   return m;
 }

@@ -1,12 +1,12 @@
 //===- Expr.cpp - Integer expressions of launch geometry ------------------===//
 
-#include "ssd/Runtime/Expr.h"
+#include "ssd/Artifact/Expr.h"
 
 #include <algorithm>
 #include <cctype>
 #include <limits>
 
-using namespace ssd::rt;
+using namespace ssd::artifact;
 
 struct Expr::Node {
   enum class Kind { Number, Symbol, Neg, Add, Sub, Mul, Div, Mod, Call };

@@ -1,12 +1,54 @@
-//===- Json.cpp - A small JSON reader for artifact manifests --------------===//
+//===- Json.cpp - A small JSON reader -------------------------------------===//
 
-#include "ssd/Runtime/Json.h"
+#include "ssd/Artifact/Json.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 
-using namespace ssd::rt;
+using namespace ssd::artifact;
+
+JsonValue JsonValue::makeBool(bool value) {
+  JsonValue v;
+  v.kind = Kind::Bool;
+  v.boolean = value;
+  return v;
+}
+
+JsonValue JsonValue::makeInteger(int64_t value) {
+  JsonValue v;
+  v.kind = Kind::Number;
+  v.isInteger = true;
+  v.integer = value;
+  v.number = static_cast<double>(value);
+  return v;
+}
+
+JsonValue JsonValue::makeNumber(double value) {
+  JsonValue v;
+  v.kind = Kind::Number;
+  v.number = value;
+  return v;
+}
+
+JsonValue JsonValue::makeString(std::string value) {
+  JsonValue v;
+  v.kind = Kind::String;
+  v.string = std::move(value);
+  return v;
+}
+
+JsonValue JsonValue::makeArray(std::vector<JsonValue> elements) {
+  JsonValue v;
+  v.kind = Kind::Array;
+  v.array = std::move(elements);
+  return v;
+}
+
+JsonValue JsonValue::makeObject() {
+  JsonValue v;
+  v.kind = Kind::Object;
+  return v;
+}
 
 const JsonValue *JsonValue::find(std::string_view key) const {
   for (const Member &m : object)
@@ -15,80 +57,8 @@ const JsonValue *JsonValue::find(std::string_view key) const {
   return nullptr;
 }
 
-std::string JsonValue::describe() const {
-  switch (kind) {
-  case Kind::Null:
-    return "null";
-  case Kind::Bool:
-    return boolean ? "true" : "false";
-  case Kind::Number:
-    return "the number " + serialize();
-  case Kind::String:
-    return "the string \"" + string + "\"";
-  case Kind::Array:
-    return "an array";
-  case Kind::Object:
-    return "an object";
-  }
-  return "a value";
-}
-
-static void appendQuoted(std::string &out, const std::string &s) {
-  out += '"';
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  out += '"';
-}
-
-std::string JsonValue::serialize() const {
-  std::string out;
-  switch (kind) {
-  case Kind::Null:
-    return "null";
-  case Kind::Bool:
-    return boolean ? "true" : "false";
-  case Kind::Number: {
-    if (isInteger)
-      return std::to_string(integer);
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.17g", number);
-    return buf;
-  }
-  case Kind::String:
-    appendQuoted(out, string);
-    return out;
-  case Kind::Array:
-    out += '[';
-    for (size_t i = 0; i < array.size(); ++i) {
-      if (i)
-        out += ',';
-      out += array[i].serialize();
-    }
-    out += ']';
-    return out;
-  case Kind::Object:
-    out += '{';
-    for (size_t i = 0; i < object.size(); ++i) {
-      if (i)
-        out += ',';
-      appendQuoted(out, object[i].first);
-      out += ':';
-      out += object[i].second.serialize();
-    }
-    out += '}';
-    return out;
-  }
-  return out;
+void JsonValue::add(std::string key, JsonValue value) {
+  object.emplace_back(std::move(key), std::move(value));
 }
 
 namespace {
@@ -399,6 +369,6 @@ private:
 };
 } // namespace
 
-Expected<JsonValue> ssd::rt::parseJson(std::string_view text) {
+Expected<JsonValue> ssd::artifact::parseJson(std::string_view text) {
   return Parser(text).parseDocument();
 }

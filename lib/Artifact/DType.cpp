@@ -1,8 +1,8 @@
-//===- DType.cpp - Element types of runtime tensors -----------------------===//
+//===- DType.cpp - The element types of the project -----------------------===//
 
-#include "ssd/Runtime/DType.h"
+#include "ssd/Artifact/DType.h"
 
-using namespace ssd::rt;
+using namespace ssd::artifact;
 
 namespace {
 struct DTypeInfo {
@@ -17,21 +17,21 @@ constexpr DTypeInfo kDTypes[] = {
 };
 } // namespace
 
-const char *ssd::rt::dtypeName(DType type) {
+const char *ssd::artifact::dtypeName(DType type) {
   for (const DTypeInfo &info : kDTypes)
     if (info.type == type)
       return info.name;
   return "?";
 }
 
-std::optional<DType> ssd::rt::parseDType(std::string_view name) {
+std::optional<DType> ssd::artifact::parseDType(std::string_view name) {
   for (const DTypeInfo &info : kDTypes)
     if (name == info.name)
       return info.type;
   return std::nullopt;
 }
 
-size_t ssd::rt::dtypeBytes(DType type) {
+size_t ssd::artifact::dtypeBytes(DType type) {
   for (const DTypeInfo &info : kDTypes)
     if (info.type == type)
       return info.bytes;
