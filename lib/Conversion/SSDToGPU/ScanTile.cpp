@@ -17,6 +17,25 @@ Value absoluteColumn(Emitter &e, const ScanTile &s, Value col) {
 }
 } // namespace
 
+/// CB[i,j] exp(dA_i - dA_j) dt_j on j <= i for the consecutive j.. of `raw`
+/// (CB's row i = i0 + row): one exp per element (a factored
+/// exp(dA_i) exp(-dA_j) can overflow). The staged and the register
+/// weights share it, so they round alike.
+static Value weightsOfCB(Emitter &e, const SSDProblem &p, const ScanTile &s,
+                         Value raw, Value j, Value row) {
+  int64_t width = cast<VectorType>(raw.getType()).getNumElements();
+  Value i = e.add(s.i0, row);
+  Value dAi = e.load(s.sDA, {e.min(i, e.idx(p.chunk - 1))});
+  Value dAj = e.loadVector(s.sDA, {j}, width);
+  Value dtj = e.loadVector(s.sDt, {j}, width);
+  return e.mapF32(raw, [&](Value v, int64_t t) {
+    Value at = vector::ExtractOp::create(e.b, dAj, ArrayRef<int64_t>{t});
+    Value w = e.mulf(e.mulf(v, e.decay(e.subf(dAi, at))),
+                     vector::ExtractOp::create(e.b, dtj, ArrayRef<int64_t>{t}));
+    return e.select(e.le(e.add(j, e.idx(t)), i), w, e.f32(0.0));
+  });
+}
+
 ScanOperands scanOperands(Emitter &e, const SSDProblem &p, const KernelFunc &k,
                           const ScanTile &s, bool vectors) {
   Value cMat = k.arg("C"), cb = k.arg("CB"), x = k.arg("x");
@@ -76,20 +95,8 @@ ScanOperands scanOperands(Emitter &e, const SSDProblem &p, const KernelFunc &k,
     Value iq = e.min(e.add(s.i0, row), e.idx(p.chunk - 1));
     return e.loadVector(cb, {s.batch, s.c, s.group, iq, j}, kVectorWidth);
   };
-  // CB[i,j] exp(dA_i - dA_j) dt_j on j <= i: one exp per element
-  // (a factored exp(dA_i) exp(-dA_j) can overflow).
   o.weights.convertVector = [&s, &e, &p](Value raw, Value j, Value row) {
-    Value i = e.add(s.i0, row);
-    Value dAi = e.load(s.sDA, {e.min(i, e.idx(p.chunk - 1))});
-    Value dAj = e.loadVector(s.sDA, {j}, kVectorWidth);
-    Value dtj = e.loadVector(s.sDt, {j}, kVectorWidth);
-    return e.mapF32(raw, [&](Value v, int64_t t) {
-      Value at = vector::ExtractOp::create(e.b, dAj, ArrayRef<int64_t>{t});
-      Value w = e.mulf(
-          e.mulf(v, e.decay(e.subf(dAi, at))),
-          vector::ExtractOp::create(e.b, dtj, ArrayRef<int64_t>{t}));
-      return e.select(e.le(e.add(j, e.idx(t)), i), w, e.f32(0.0));
-    });
+    return weightsOfCB(e, p, s, raw, j, row);
   };
   o.xj.loadVector = [&s, &e, x](Value j, Value col) {
     return e.loadVector(x,
@@ -106,21 +113,9 @@ std::function<Value(Value, Value)> weightPairs(Emitter &e,
                                                const ScanTile &s) {
   Value cb = k.arg("CB");
   return [&e, &p, &s, cb](Value j, Value row) {
-    Value i = e.add(s.i0, row);
-    Value iq = e.min(i, e.idx(p.chunk - 1));
+    Value iq = e.min(e.add(s.i0, row), e.idx(p.chunk - 1));
     Value raw = e.loadVector(cb, {s.batch, s.c, s.group, iq, j}, 2);
-    Value dAi = e.load(s.sDA, {iq});
-    Value dAj = e.loadVector(s.sDA, {j}, 2);
-    Value dtj = e.loadVector(s.sDt, {j}, 2);
-    // The same operations, in the same order, as the staged weights
-    // (scanOperands' convertVector): the outputs stay bitwise the same.
-    return e.mapF32(raw, [&](Value v, int64_t t) {
-      Value at = vector::ExtractOp::create(e.b, dAj, ArrayRef<int64_t>{t});
-      Value w = e.mulf(
-          e.mulf(v, e.decay(e.subf(dAi, at))),
-          vector::ExtractOp::create(e.b, dtj, ArrayRef<int64_t>{t}));
-      return e.select(e.le(e.add(j, e.idx(t)), i), w, e.f32(0.0));
-    });
+    return weightsOfCB(e, p, s, raw, j, row);
   };
 }
 
