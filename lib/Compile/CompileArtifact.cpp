@@ -48,6 +48,12 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
     pipelineOptions += (pipelineOptions.empty() ? "" : " ") +
                        std::string("mma=") + options.mma;
   }
+  if (!options.copy.empty()) {
+    if (strategy != "fused")
+      return usage("--copy applies to the fused strategy only");
+    pipelineOptions += (pipelineOptions.empty() ? "" : " ") +
+                       std::string("copy=") + options.copy;
+  }
   if (options.pBlock) {
     if (strategy != "fused")
       return usage("--p-block applies to the fused strategy only");

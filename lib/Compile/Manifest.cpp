@@ -120,6 +120,8 @@ static JsonValue compilerJson(const LayerSpec &spec,
                                                       : options.stateChain));
     opts.add("mma", JsonValue::makeString(options.mma.empty() ? "mma.sync"
                                                               : options.mma));
+    opts.add("copy", JsonValue::makeString(options.copy.empty() ? "cp.async"
+                                                                : options.copy));
   }
   opts.add("target", JsonValue::makeString(options.target));
   // An infinite HI is null, as case.json writes it.

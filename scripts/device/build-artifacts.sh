@@ -7,14 +7,16 @@
 #                                      variant (unfused, fused, fused-segment: the fused
 #                                      kernel with its state chain by segments,
 #                                      fused-f16state: the fused kernel with fp16
-#                                      states), case, chunk size, dtype
+#                                      states, fused-wgmma, fused-tma: x, B and C
+#                                      by TMA, fused-tma-f16state), case, chunk
+#                                      size, dtype
 #   OUT_DIR/mamba2-<variant>-q<Q>-bf16/   the Mamba-2 2.7B layer (benchmark, long case),
 #                                      the same four variants
 #   OUT_DIR/manifest.txt               what was built, by which commit
 #
 #   scripts/device/build-artifacts.sh [OUT_DIR] [BUILD_DIR] [GOLDEN_DIR]
 # Defaults: device-artifacts/ (ignored by git), build-aot/, ../shared/golden.
-# SSD_ARTIFACT_VARIANTS (default: all five) limits the variants compiled, e.g.
+# SSD_ARTIFACT_VARIANTS (default: all but fused-tma-f16state) limits the variants compiled, e.g.
 # "fused" to compare one changed kernel (run the suite with the same
 # SSD_SUITE_VARIANTS).
 # Exits non-zero when any artifact fails to compile (and names it).
@@ -29,12 +31,11 @@ compile=$build/bin/ssd-compile
 [ -f "$golden/README.md" ] || { echo "error: no golden cases at $golden"; exit 2; }
 
 rm -rf "$out"
-mkdir -p "$out/golden" "$out/golden-art/unfused" "$out/golden-art/fused" \
-  "$out/golden-art/fused-segment" "$out/golden-art/fused-f16state" \
-  "$out/golden-art/fused-wgmma" "$out/tile-products"
 status=0
 built=0
-variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma}
+variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-tma}
+mkdir -p "$out/golden" "$out/tile-products"
+for variant in $variants; do mkdir -p "$out/golden-art/$variant"; done
 
 # The layer flags of a case folder, as ssd-run derives them (LayerSpec).
 case_flags() {
@@ -71,6 +72,8 @@ variant_flags() {
     fused-segment) echo "--strategy fused --state-chain segment" ;;
     fused-f16state) echo "--strategy fused --state-dtype f16" ;;
     fused-wgmma) echo "--strategy fused --mma wgmma" ;;
+    fused-tma) echo "--strategy fused --copy tma" ;;
+    fused-tma-f16state) echo "--strategy fused --copy tma --state-dtype f16" ;;
   esac
 }
 

@@ -21,8 +21,8 @@
 #      the same process on the same inputs;
 #   and, where ARTIFACTS_DIR/torch exists, the PyTorch op's CUDA tests
 #   (python/tests/test_torch_gpu.py) before the sanitizer steps.
-# Environment: SSD_SUITE_VARIANTS, the golden variants to run (default all
-# five); SSD_SUITE_BENCH=0 leaves out the benchmark (step 6).
+# Environment: SSD_SUITE_VARIANTS, the golden variants to run (default: all
+# that build-artifacts.sh builds by default); SSD_SUITE_BENCH=0 leaves out the benchmark (step 6).
 # Writes RESULTS_DIR/gpu-suite.json ({"steps": [{"name", "status", ...}]})
 # and RESULTS_DIR/gpu-suite.log. RESULTS_DIR defaults to $OUT, else /tmp.
 # Exits non-zero when any step fails.
@@ -76,9 +76,9 @@ max_err() {
 run_step tile-products python3 "$src/scripts/device/run_tile_products.py" "$art/tile-products" \
   --json "$res/tile-products.json"
 
-for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma}; do
+for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-tma}; do
   state_flags=()
-  [ "$variant" = fused-f16state ] && state_flags=(--state-dtype f16)
+  [[ $variant == *f16state ]] && state_flags=(--state-dtype f16)
   pass=0
   fail=0
   failed=()
@@ -160,6 +160,20 @@ if [ -d "$art/golden-art/fused-wgmma" ]; then
 else
   echo "note: racecheck-fused-wgmma not run (no fused-wgmma artifacts in $art)" | tee -a "$log"
 fi
+# The TMA variant (mbarrier-completed copies into swizzled rows) where built.
+if [ -d "$art/golden-art/fused-tma" ]; then
+  run_step memcheck-fused-tma timeout 300 "$sanitizer" --tool memcheck --error-exitcode 9 \
+    "$ssd_run_bin" --case "$art/golden/c02_all_features" --backend gpu \
+    --artifact "$art/golden-art/fused-tma/c02_all_features-q64-bf16" --chunk-size 64 --dtype bf16
+  run_step racecheck-fused-tma timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
+    "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
+    --artifact "$art/golden-art/fused-tma/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
+  run_step synccheck-fused-tma timeout 300 "$sanitizer" --tool synccheck --error-exitcode 9 \
+    "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
+    --artifact "$art/golden-art/fused-tma/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
+else
+  echo "note: the fused-tma sanitizer runs not run (no fused-tma artifacts in $art)" | tee -a "$log"
+fi
 run_step racecheck-fused-bf16 timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
   "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
   --artifact "$art/golden-art/fused/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
@@ -170,8 +184,9 @@ run_step synccheck-fused timeout 300 "$sanitizer" --tool synccheck --error-exitc
 if [ "${SSD_SUITE_BENCH:-1}" != 0 ]; then
   mkdir -p "$res/bench"
   runs=()
-  for variant in unfused fused fused-segment fused-f16state fused-wgmma; do
+  for variant in unfused fused fused-segment fused-f16state fused-wgmma fused-tma; do
     for q in 128 256; do
+      [ -d "$art/mamba2-$variant-q$q-bf16" ] || continue
       for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-$variant-q$q-bf16:$bl"); done
     done
   done

@@ -1,5 +1,6 @@
 //===- AsyncCopy.cpp - global -> shared copies without registers ----------===//
 #include "AsyncCopy.h"
+#include "TmaCopy.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -9,28 +10,6 @@ using namespace mlir;
 
 namespace ssd {
 namespace gpu_lowering {
-
-namespace {
-
-/// The address of element `indices` of `memref` as a pointer in address
-/// space `space` (1 global, 3 shared), from its strided metadata.
-Value elementPointer(Emitter &e, Value memref, ValueRange indices,
-                     unsigned space) {
-  ImplicitLocOpBuilder &b = e.b;
-  auto type = cast<MemRefType>(memref.getType());
-  auto meta = memref::ExtractStridedMetadataOp::create(b, memref);
-  Value element = meta.getOffset();
-  for (auto [index, stride] : llvm::zip(indices, meta.getStrides()))
-    element = e.add(element, e.mul(index, stride));
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
-  Value address = e.add(base, e.mul(element, e.idx(bytes)));
-  Value address64 = arith::IndexCastOp::create(b, b.getI64Type(), address);
-  return LLVM::IntToPtrOp::create(
-      b, LLVM::LLVMPointerType::get(b.getContext(), space), address64);
-}
-
-} // namespace
 
 void copyRowsAsync(Emitter &e, const AsyncRows &r, int64_t threads) {
   assert(r.width % 8 == 0 && "whole 16-byte copies");

@@ -90,11 +90,19 @@ mlir::FailureOr<SSDProblem> analyzeProblem(mlir::ModuleOp module);
 std::string unsupportedChunkSize(int64_t chunk);
 
 /// One kernel parameter: a tensor or workspace passed as an expanded memref
-/// descriptor.
+/// descriptor, or (tmaBox set) a TMA descriptor of tensor `name`, which the
+/// runtime encodes and passes as a pointer to a copy in global memory.
 struct KernelParam {
   std::string name;
   bool isWorkspace = false;
+  /// The box of one copy, outermost dimension first; the 128-byte swizzle.
+  llvm::SmallVector<int64_t> tmaBox;
 };
+
+/// The KernelFunc::args key of the TMA descriptor of tensor `name`.
+inline std::string tmaArgName(llvm::StringRef name) {
+  return (name + ".tma").str();
+}
 
 struct KernelInfo {
   std::string name;
@@ -119,6 +127,11 @@ struct KernelFunc {
   /// kinds of the fused kernel) can reuse the same bytes and the kernel can
   /// exceed the 48 KB static limit. `sharedBytes` is the launch size.
   void useSharedArena();
+  /// A `bytes`-byte i8 buffer of the arena whose shared-memory address is a
+  /// multiple of `align` (a power of two above 16): the arena's base is only
+  /// 16-byte aligned, so the buffer is placed at run time, holding up to
+  /// align - 16 more bytes.
+  Value sharedBufferAligned(int64_t bytes, int64_t align);
   int64_t sharedMark() const { return arenaOffset; }
   /// Frees every buffer added since `mark` (their bytes get reused).
   void sharedRelease(int64_t mark) { arenaOffset = mark; }

@@ -59,13 +59,23 @@ DictionaryAttr kernelEntry(Builder &b, const KernelInfo &k) {
   SmallVector<Attribute> grid, params;
   for (const std::string &g : k.grid)
     grid.push_back(expr(b, g));
-  for (const KernelParam &param : k.params)
+  for (const KernelParam &param : k.params) {
+    if (!param.tmaBox.empty()) {
+      params.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("kind", b.getStringAttr("tma")),
+           b.getNamedAttr("tensor", b.getStringAttr(param.name)),
+           b.getNamedAttr("box", b.getI64ArrayAttr(param.tmaBox)),
+           b.getNamedAttr("swizzle", b.getStringAttr("128B")),
+           b.getNamedAttr("pass", b.getStringAttr("global"))}));
+      continue;
+    }
     params.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("kind", b.getStringAttr(param.isWorkspace
                                                     ? "workspace"
                                                     : "tensor")),
          b.getNamedAttr("name", b.getStringAttr(param.name)),
          b.getNamedAttr("abi", b.getStringAttr("memref"))}));
+  }
   return b.getDictionaryAttr(
       {b.getNamedAttr("name", b.getStringAttr(k.name)),
        b.getNamedAttr("grid", b.getArrayAttr(grid)),

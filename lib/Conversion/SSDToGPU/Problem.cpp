@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelCommon.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -354,6 +355,34 @@ void KernelFunc::useSharedArena() {
   arenaBase = gpu::DynamicSharedMemoryOp::create(b, func.getLoc(), bytes);
 }
 
+Value KernelFunc::sharedBufferAligned(int64_t bytes, int64_t align) {
+  assert(arenaBase && align > 16 && (align & (align - 1)) == 0 &&
+         "an aligned buffer of the arena");
+  Location loc = func.getLoc();
+  OpBuilder b(func.getContext());
+  b.setInsertionPointAfter(arenaBase.getDefiningOp());
+  int64_t offset = arenaOffset;
+  arenaOffset = roundUp(offset + bytes + align - 16, 16);
+  arenaPeak = std::max(arenaPeak, arenaOffset);
+  // shift = offset + (-(base + offset) mod align), base the arena's address.
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, arenaBase);
+  Value at = arith::AddIOp::create(
+      b, loc, base, arith::ConstantIndexOp::create(b, loc, offset));
+  Value mask = arith::ConstantIndexOp::create(b, loc, align - 1);
+  Value pad = arith::AndIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc,
+                            arith::ConstantIndexOp::create(b, loc, align), at),
+      mask);
+  Value shift = arith::AddIOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, offset), pad);
+  auto type = MemRefType::get({bytes}, b.getI8Type(),
+                              MemRefLayoutAttrInterface(),
+                              cast<MemRefType>(arenaBase.getType())
+                                  .getMemorySpace());
+  return memref::ViewOp::create(b, loc, type, arenaBase, shift, ValueRange{});
+}
+
 // Every buffer is 16-byte aligned: ldmatrix rows and vector accesses need it.
 Value KernelFunc::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
   auto space = gpu::AddressSpaceAttr::get(func.getContext(),
@@ -384,6 +413,10 @@ KernelFunc createKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                         const SSDProblem &p, const KernelInfo &info) {
   SmallVector<Type> types;
   for (const KernelParam &param : info.params) {
+    if (!param.tmaBox.empty()) {
+      types.push_back(LLVM::LLVMPointerType::get(b.getContext()));
+      continue;
+    }
     const BufferSpec *spec = p.find(param.name);
     assert(spec && "kernel parameter names a known buffer");
     types.push_back(MemRefType::get(spec->type.getShape(),
@@ -398,7 +431,8 @@ KernelFunc createKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
   KernelFunc kernel;
   kernel.func = func;
   for (auto [param, arg] : llvm::zip(info.params, func.getArguments()))
-    kernel.args[param.name] = arg;
+    kernel.args[param.tmaBox.empty() ? param.name : tmaArgName(param.name)] =
+        arg;
   Block &entry = func.getBody().front();
   b.setInsertionPointToEnd(&entry);
   auto ret = gpu::ReturnOp::create(b);

@@ -64,6 +64,10 @@ struct TileOperand {
   /// The buffer row holding the tile's row 0 (a tile over part of a
   /// resident buffer); null for row 0.
   Value residentRow0;
+  /// The resident buffer holds TMA's 128-byte swizzle, [width / 64][rows]
+  /// [64] (TmaCopy.h: swizzled128At), instead of padded rows; the product
+  /// indexes it by the same (row, column). mma.sync only.
+  bool residentSwizzled = false;
 
   // A operands made in registers (mma.sync, vector path, beside a resident
   // B): the fragments go straight to the tensor cores, never through a
@@ -89,6 +93,10 @@ inline constexpr int64_t kVectorWidth = 8;
 
 /// The tensor-core instruction of a product.
 enum class MmaInstr { MmaSync, Wgmma };
+
+/// How operands copied whole into shared memory get there: cp.async (16
+/// bytes a thread) or TMA boxes (sm_90a).
+enum class CopyInstr { CpAsync, Tma };
 
 class TileMatmul {
 public:
@@ -169,6 +177,7 @@ private:
   /// k offset of the slice in the view and row offset of the tile.
   struct SliceAt {
     Value stage, k0, row0;
+    bool swizzled = false; // a resident operand in TMA's 128-byte swizzle
   };
   /// `a` supplies A's register fragments (fragmentPair) or their k scale
   /// (kScalePair); `kEnd` masks computed fragments.

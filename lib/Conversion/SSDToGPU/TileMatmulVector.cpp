@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TileMatmulParts.h"
+#include "TmaCopy.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -240,6 +241,10 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
   auto aType = VectorType::get({4, 2}, mmaType);
   auto bType = VectorType::get({2, 2}, mmaType);
   bool pairB = fragsN % 2 == 0;
+  // [stage, buffer row, column] -> the indices of the operand's layout.
+  auto placed = [&](const SliceAt &at, SmallVector<Value> idx) {
+    return at.swizzled ? swizzled128At(e, idx[1], idx[2]) : idx;
+  };
   SmallVector<Value> next(acc.begin(), acc.end());
   // One k16 step of this warp's fragments.
   auto kStep = [&](int64_t ks, ValueRange cur) -> SmallVector<Value> {
@@ -257,7 +262,8 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
                                       e.add(m0, mid8)}
                  : SmallVector<Value>{stage, e.add(m0, l16),
                                       e.add(hi8, e.add(aK0, e.idx(ks)))};
-      Value frag = nvgpu::LdMatrixOp::create(e.b, aType, viewA, at, aTrans, 4);
+      Value frag = nvgpu::LdMatrixOp::create(e.b, aType, viewA,
+                                             placed(aAt, at), aTrans, 4);
       aFrags.push_back(a.kScalePair ? scaleFragmentA(a, frag, kAbs) : frag);
     }
     for (int64_t j = 0; j < fragsN; j += pairB ? 2 : 1) {
@@ -268,7 +274,8 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
                                         e.add(n0, hi8)}
                    : SmallVector<Value>{bStage, e.add(e.add(n0, hi8), l8),
                                         e.add(mid8, e.add(bK0, e.idx(ks)))};
-        Value four = nvgpu::LdMatrixOp::create(e.b, aType, viewB, at, bTrans, 4);
+        Value four = nvgpu::LdMatrixOp::create(e.b, aType, viewB,
+                                               placed(bAt, at), bTrans, 4);
         // Rows 2h, 2h + 1 are fragment j + h (row moves only: they lower
         // to register copies of the ldmatrix result).
         Value undef = arith::ConstantOp::create(
@@ -291,7 +298,8 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
                    : SmallVector<Value>{bStage, e.add(n0, l8),
                                         e.add(mid8, e.add(bK0, e.idx(ks)))};
         bFrags.push_back(
-            nvgpu::LdMatrixOp::create(e.b, bType, viewB, at, bTrans, 2));
+            nvgpu::LdMatrixOp::create(e.b, bType, viewB, placed(bAt, at),
+                                      bTrans, 2));
       }
     }
     for (int64_t i = 0; i < fragsM; ++i)
@@ -325,6 +333,9 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
   bool registerA = static_cast<bool>(a.fragmentPair);
   bool residentA = a.resident || registerA;
   bool residentB = static_cast<bool>(b.resident);
+  assert((!a.residentSwizzled || (a.resident && !wgmma)) &&
+         (!b.residentSwizzled || (b.resident && !wgmma)) &&
+         "swizzled resident operands are read by ldmatrix");
   assert((!registerA && !a.kScalePair && !a.diagonal) ||
          (!wgmma && residentB && (registerA != bool(a.kScalePair)) &&
           (!a.kScalePair || a.resident) && !a.residentRow0) &&
@@ -342,8 +353,10 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
     if (wgmma)
       return wgmmaStep(cur, viewA, a.kContiguous, viewB, b.kContiguous, stage,
                        residentB, k0);
-    SliceAt aAt{residentA ? zeroIdx : stage, residentA ? k0 : zeroIdx, aRow0};
-    SliceAt bAt{residentB ? zeroIdx : stage, residentB ? k0 : zeroIdx, bRow0};
+    SliceAt aAt{residentA ? zeroIdx : stage, residentA ? k0 : zeroIdx, aRow0,
+                a.residentSwizzled};
+    SliceAt bAt{residentB ? zeroIdx : stage, residentB ? k0 : zeroIdx, bRow0,
+                b.residentSwizzled};
     return mmaStepStaged(cur, a, viewA, !a.kContiguous, aAt, viewB,
                          !b.kContiguous, bAt, kEnd);
   };

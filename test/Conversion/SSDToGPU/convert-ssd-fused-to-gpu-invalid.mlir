@@ -2,9 +2,14 @@
 // RUN: not ssd-opt %s -split-input-file --convert-ssd-fused-to-gpu="state-chain=tree" 2>&1 | FileCheck %s --check-prefix=CHAIN
 // RUN: not ssd-opt %s -split-input-file --convert-ssd-fused-to-gpu="mma=hmma" 2>&1 | FileCheck %s --check-prefix=MMA
 // RUN: not ssd-opt %s -split-input-file --convert-ssd-fused-to-gpu="mma=wgmma chip=sm_80" 2>&1 | FileCheck %s --check-prefix=MMA-CHIP
+// RUN: not ssd-opt %s -split-input-file --convert-ssd-fused-to-gpu="copy=bulk" 2>&1 | FileCheck %s --check-prefix=COPY
+// RUN: not ssd-opt %s -split-input-file --convert-ssd-fused-to-gpu="copy=tma chip=sm_80" 2>&1 | FileCheck %s --check-prefix=COPY-CHIP
 
 // MMA: error: convert-ssd-fused-to-gpu: mma must be 'mma.sync' or 'wgmma', got 'hmma'
 // MMA-CHIP: error: convert-ssd-fused-to-gpu: mma=wgmma needs chip sm_90a, got 'sm_80'
+
+// COPY: error: convert-ssd-fused-to-gpu: copy must be 'cp.async' or 'tma', got 'bulk'
+// COPY-CHIP: error: convert-ssd-fused-to-gpu: copy=tma needs chip sm_90a, got 'sm_80'
 
 // CHAIN: error: convert-ssd-fused-to-gpu: state-chain must be 'segment' or 'chunk', got 'tree'
 

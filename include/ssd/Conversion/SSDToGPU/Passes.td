@@ -89,6 +89,14 @@ def ConvertSSDFusedToGPU
            "Tensor-core instruction of the chain item's products: `mma.sync` "
            "(ldmatrix fragments, any sm_80+ target) or `wgmma` (sm_90a: "
            "operands read in place from shared memory by warpgroups)">,
+    Option<"copy", "copy", "std::string", /*default=*/"\"cp.async\"",
+           "How the chain item's x, B and C rows reach shared memory where "
+           "the layer allows raw operands: `cp.async` (16-byte copies by "
+           "every thread, padded rows) or `tma` (sm_90a: one "
+           "cp.async.bulk.tensor box per operand panel issued by one "
+           "thread, completed on an mbarrier, rows in the 128-byte swizzle; "
+           "layers with cu_seqlens, or whose rows are not whole 64-element "
+           "panels, keep cp.async)">,
     Option<"stateChain", "state-chain", "std::string",
            /*default=*/"\"chunk\"",
            "How the state chain is walked: `chunk` (one item and one chain "

@@ -10,8 +10,10 @@
 #include "ChainParts.h"
 #include "../AsyncCopy.h"
 #include "../ScanTile.h"
+#include "../TmaCopy.h"
 #include "Sync.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -180,7 +182,91 @@ AsyncRows chunkRows(FusedBuild &f, const ChainItem &it, Value dst,
 }
 } // namespace
 
+bool tmaOperands(FusedBuild &f) {
+  return f.plan.copy == CopyInstr::Tma && rawOperands(f) && !f.p.isVarlen() &&
+         f.plan.pBlock % kSwizzlePanel == 0 && f.p.state % kSwizzlePanel == 0;
+}
+
+void addTmaParams(FusedBuild &f, KernelInfo &info) {
+  auto ptr = LLVM::LLVMPointerType::get(f.e.b.getContext());
+  for (StringRef name : {"x", "B", "C"}) {
+    // (b, L, heads or groups, columns): one chunk of rows of one panel.
+    info.params.push_back({name.str(), /*isWorkspace=*/false,
+                           {1, f.p.chunk, 1, kSwizzlePanel}});
+    unsigned index = f.k.func.getNumArguments();
+    (void)f.k.func.insertArgument(index, ptr, DictionaryAttr(),
+                                  f.k.func.getLoc());
+    f.k.args[tmaArgName(name)] = f.k.func.getArgument(index);
+  }
+}
+
+void initTmaBarriers(FusedBuild &f) {
+  Emitter &e = f.e;
+  f.tmaBarriers = f.k.sharedBuffer({2}, e.b.getI64Type());
+  e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+    for (int64_t i = 0; i < 2; ++i)
+      initTmaBarrier(e, elementPointer(e, f.tmaBarriers, {e.idx(i)}, 3));
+  });
+  e.barrier();
+}
+
+namespace {
+/// Thread 0 copies rows [start, start + Q) of `tensor` at (row, *, slice,
+/// panel columns from col0) into `dst`, [panels][Q][64], on mbarrier `bar`.
+void copyPanelsTma(FusedBuild &f, const ChainItem &it, StringRef tensor,
+                   Value dst, Value slice, Value col0, Value bar) {
+  Emitter &e = f.e;
+  int64_t panels = cast<MemRefType>(dst.getType()).getDimSize(0);
+  for (int64_t panel = 0; panel < panels; ++panel)
+    copyTmaBox(e, f.arg(tmaArgName(tensor)),
+               elementPointer(e, dst, {e.idx(panel), e.idx(0), e.idx(0)}, 3),
+               bar,
+               {e.add(col0, e.idx(panel * kSwizzlePanel)), slice,
+                it.place.range.start, it.row});
+}
+
+int64_t panelBytes(FusedBuild &f) {
+  return f.p.chunk * kSwizzlePanel *
+         mmaElementType(f.p).getIntOrFloatBitWidth() / 8;
+}
+
+Value tmaBarrier(FusedBuild &f, int64_t i) {
+  return elementPointer(f.e, f.tmaBarriers, {f.e.idx(i)}, 3);
+}
+
+/// TMA: x's and B's panels on barrier 0 (one arrival, their bytes).
+void copyChunkXBTma(FusedBuild &f, ChainItem &it) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  Type mma = mmaElementType(p);
+  int64_t xPanels = f.plan.pBlock / kSwizzlePanel;
+  int64_t bPanels = p.state / kSwizzlePanel;
+  int64_t xBytes = xPanels * panelBytes(f);
+  Value rows = f.k.sharedBufferAligned(xBytes + bPanels * panelBytes(f),
+                                       kSwizzleAlign);
+  auto view = [&](int64_t offset, int64_t panels) {
+    auto type = MemRefType::get(
+        {panels, p.chunk, kSwizzlePanel}, mma, MemRefLayoutAttrInterface(),
+        cast<MemRefType>(rows.getType()).getMemorySpace());
+    return memref::ViewOp::create(e.b, type, rows, e.idx(offset),
+                                  ValueRange{})
+        .getResult();
+  };
+  it.sX = view(0, xPanels);
+  it.sBC = view(xBytes, bPanels);
+  it.swizzled = true;
+  e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+    Value bar = tmaBarrier(f, 0);
+    expectTmaBytes(e, bar, (xPanels + bPanels) * panelBytes(f));
+    copyPanelsTma(f, it, "x", it.sX, it.head, it.p0, bar);
+    copyPanelsTma(f, it, "B", it.sBC, it.group, e.idx(0), bar);
+  });
+}
+} // namespace
+
 void copyChunkXB(FusedBuild &f, ChainItem &it) {
+  if (tmaOperands(f))
+    return copyChunkXBTma(f, it);
   const SSDProblem &p = f.p;
   Type mma = mmaElementType(p);
   it.sX = f.k.sharedBuffer({1, p.chunk, f.plan.pBlock + kResidentPad}, mma);
@@ -196,11 +282,35 @@ void copyChunkXB(FusedBuild &f, ChainItem &it) {
 }
 
 void copyChunkC(FusedBuild &f, ChainItem &it) {
-  f.e.barrier();
+  Emitter &e = f.e;
+  e.barrier();
+  if (it.swizzled) {
+    e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+      Value bar = tmaBarrier(f, 1);
+      expectTmaBytes(e, bar, f.p.state / kSwizzlePanel * panelBytes(f));
+      copyPanelsTma(f, it, "C", it.sBC, it.group, e.idx(0), bar);
+    });
+    return;
+  }
   copyRowsAsync(f.e,
                 chunkRows(f, it, it.sBC, f.p.state, f.arg("C"), it.group,
                           f.e.idx(0)),
                 kThreads);
+}
+
+void waitChunkRows(FusedBuild &f, const ChainItem &it, bool xb,
+                   bool barrierFollows) {
+  Emitter &e = f.e;
+  if (it.swizzled) {
+    // The mbarrier's phase completes when the bytes have landed; each
+    // waiting thread then sees them, no block barrier needed.
+    waitTmaBarrier(e, tmaBarrier(f, xb ? 0 : 1), f.tmaParity);
+    return;
+  }
+  // This thread's cp.async copies; a barrier makes all threads' visible.
+  waitAsyncCopies(e);
+  if (!barrierFollows)
+    e.barrier();
 }
 
 void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
@@ -299,7 +409,10 @@ void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
   xw.loadVector = [&](Value l, Value rr) {
     // With raw operands the chunk's x rows are already in shared memory.
     if (it.sX)
-      return e.loadVector(it.sX, {e.idx(0), l, rr}, kVectorWidth);
+      return e.loadVector(it.sX,
+                          it.swizzled ? swizzled128At(e, l, rr)
+                                      : SmallVector<Value>{e.idx(0), l, rr},
+                          kVectorWidth);
     return e.loadVector(
         x, {it.row, tokenAt(e, r, l), it.head, e.add(it.p0, rr)}, kVectorWidth);
   };
@@ -317,11 +430,11 @@ void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
                         kVectorWidth);
   };
   if (it.sBC) {
-    // B's rows copied by cp.async (zero past the chunk): wait, then read
-    // them in place.
+    // B's rows copied whole (zero past the chunk): wait, then read them in
+    // place.
     bl.resident = it.sBC;
-    waitAsyncCopies(e);
-    e.barrier();
+    bl.residentSwizzled = it.swizzled;
+    waitChunkRows(f, it, /*xb=*/true);
   }
   SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
   before();
@@ -420,11 +533,11 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   Value startId;
   if (f.has("seq_idx"))
     startId = e.load(f.arg("seq_idx"), {it.row, tokenBefore(e, p, it.c)});
-  // C's rows copied by cp.async: the barrier after the row scales below
-  // makes them visible.
   assert((!raw || (vectors && it.sState)) && "raw operands need both vector paths");
+  // C's rows: the barrier after the row scales below makes cp.async's
+  // copies visible.
   if (raw)
-    waitAsyncCopies(e);
+    waitChunkRows(f, it, /*xb=*/false, /*barrierFollows=*/true);
 
   e.forLoop(e.idx(0), r.len, e.idx(rows), [&](Value i0) {
     // exp(dA_i) per row, zero past the chunk and (seq_idx) for
@@ -453,10 +566,12 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
       // C in place (its rows i0..), the row scales on the accumulator.
       TileOperand cRows = o.cScaled;
       cRows.resident = it.sBC;
+      cRows.residentSwizzled = it.swizzled;
       cRows.residentRow0 = i0;
       acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), cRows, o.state);
       acc = mm.scaleRows(acc, [&](Value rr) { return e.load(sScale, {rr}); });
       o.xj.resident = it.sX;
+      o.xj.residentSwizzled = it.swizzled;
       // The weights as register fragments beside x in place, each computed
       // once (a warp owns whole rows of the chunk); warps skip the k16
       // steps past their rows' diagonal.

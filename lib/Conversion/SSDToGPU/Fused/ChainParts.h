@@ -36,8 +36,11 @@ struct ChainItem {
   Value sRun;
   /// Shared, optional (rawOperands): the chunk's x rows [Q][pBlock + 8] and
   /// B, later C, rows [Q][dstate + 8] in the tensor-core type, copied from
-  /// global memory by cp.async and read in place by the products.
+  /// global memory by cp.async and read in place by the products; with
+  /// TMA (tmaOperands) [pBlock / 64][Q][64] and [dstate / 64][Q][64] in the
+  /// 128-byte swizzle (`swizzled`).
   Value sX, sBC;
+  bool swizzled = false;
 };
 
 /// Decodes a chain item index, (row, step, head, pb) with pb fastest and
@@ -48,12 +51,27 @@ Value decodeChainIndex(FusedBuild &f, Value index, Value steps, ChainItem &it);
 /// Whether the chain item's products read x, B and C from shared copies made
 /// by cp.async (mma.sync, both vector paths, 16-byte rows).
 bool rawOperands(FusedBuild &f);
+/// Whether the raw operands come by TMA (copy=tma): layers without
+/// cu_seqlens (a box starts at a chunk's first token and reads zeros past
+/// the sequence end), pBlock and dstate whole 64-element panels.
+bool tmaOperands(FusedBuild &f);
+/// The x, B and C parameters of the fused kernel's TMA descriptors: boxes
+/// of a chunk's rows by one 64-element panel.
+void addTmaParams(FusedBuild &f, KernelInfo &info);
+/// Allocates the mbarriers (f.tmaBarriers) and initialises them; call once
+/// before the persistent loop.
+void initTmaBarriers(FusedBuild &f);
 /// Allocates it.sX and it.sBC and issues the copies of the chunk's x rows
 /// and B rows (it.place set).
 void copyChunkXB(FusedBuild &f, ChainItem &it);
 /// Issues the copies of the chunk's C rows into it.sBC, once every thread
 /// is past the chunk-state product (which reads B there).
 void copyChunkC(FusedBuild &f, ChainItem &it);
+/// Waits until the chunk's x and B rows (`xb`) or its C rows have landed;
+/// they are visible to every thread then, or (`barrierFollows`: the caller
+/// reaches a block barrier before reading them) after that barrier.
+void waitChunkRows(FusedBuild &f, const ChainItem &it, bool xb,
+                   bool barrierFollows = false);
 
 /// The chunk-state product: one pBlock x dstate tile.
 TileMatmul stateProduct(FusedBuild &f);

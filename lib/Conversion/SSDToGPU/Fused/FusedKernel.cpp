@@ -69,24 +69,45 @@ void persistentLoop(FusedBuild &f) {
   TicketRanges ranges = ticketRanges(f);
   Value slot = f.k.sharedBuffer({1}, b.getIndexType());
   Value ticket = f.arg("ticket");
-  auto loop =
-      scf::WhileOp::create(b, TypeRange{b.getIndexType()}, ValueRange{});
-  Block *before = b.createBlock(&loop.getBefore());
+  // With TMA operands the loop carries the parity of the mbarriers' next
+  // phase: every chain item completes one phase of each.
+  bool tma = static_cast<bool>(f.tmaBarriers);
+  SmallVector<Value> carried;
+  if (tma)
+    carried.push_back(arith::ConstantIntOp::create(b, 0, 32));
+  SmallVector<Type> carriedTypes(ValueRange(carried).getTypes());
+  SmallVector<Location> carriedLocs(carried.size(), b.getLoc());
+  SmallVector<Type> resultTypes = {b.getIndexType()};
+  llvm::append_range(resultTypes, carriedTypes);
+  auto loop = scf::WhileOp::create(b, resultTypes, carried);
+  Block *before =
+      b.createBlock(&loop.getBefore(), {}, carriedTypes, carriedLocs);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(before);
     Value t = broadcastFromThread0(e, slot, [&] {
       return fetchTicket(e, counterPointer(e, ticket, e.idx(0)));
     });
-    scf::ConditionOp::create(b, e.lt(t, ranges.total), ValueRange{t});
+    SmallVector<Value> passed = {t};
+    llvm::append_range(passed, before->getArguments());
+    scf::ConditionOp::create(b, e.lt(t, ranges.total), passed);
   }
+  SmallVector<Location> resultLocs(resultTypes.size(), b.getLoc());
   Block *after =
-      b.createBlock(&loop.getAfter(), {}, {b.getIndexType()}, {b.getLoc()});
+      b.createBlock(&loop.getAfter(), {}, resultTypes, resultLocs);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(after);
-    dispatch(f, ranges, after->getArgument(0));
-    scf::YieldOp::create(b, ValueRange{});
+    Value t = after->getArgument(0);
+    SmallVector<Value> next;
+    if (tma) {
+      f.tmaParity = after->getArgument(1);
+      Value chain = e.andi(e.le(ranges.bmmEnd, t), e.lt(t, ranges.chainEnd));
+      next.push_back(arith::XOrIOp::create(
+          b, f.tmaParity, arith::ExtUIOp::create(b, b.getI32Type(), chain)));
+    }
+    dispatch(f, ranges, t);
+    scf::YieldOp::create(b, next);
   }
   b.setInsertionPointAfter(loop);
 }
@@ -105,8 +126,9 @@ DictionaryAttr kernelConfig(FusedBuild &f, StringRef mma, int64_t shared) {
   config.set("state_chain",
              b.getStringAttr(f.plan.segmented ? "segment" : "chunk"));
   config.set("mma", b.getStringAttr(mma));
-  config.set("operands",
-             b.getStringAttr(rawOperands(f) ? "cp.async" : "registers"));
+  config.set("operands", b.getStringAttr(tmaOperands(f)   ? "tma"
+                                         : rawOperands(f) ? "cp.async"
+                                                          : "registers"));
   config.set("shared_memory", b.getI64IntegerAttr(shared));
   return config.getDictionary(b.getContext());
 }
@@ -163,6 +185,10 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
     chooseSegments(f);
   else
     f.chainSteps = f.numChunks;
+  if (tmaOperands(f)) {
+    addTmaParams(f, info);
+    initTmaBarriers(f);
+  }
   k.func->setAttr("ssd.state_chain",
                   b.getStringAttr(plan.segmented ? "segment" : "chunk"));
   // The chain item's tensor-core instruction, "none" on the FMA path.

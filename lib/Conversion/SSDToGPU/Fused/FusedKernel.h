@@ -67,6 +67,8 @@ struct FusedPlan {
   bool segmented = false;
   /// The tensor-core instruction of the chain item's products.
   MmaInstr mma = MmaInstr::MmaSync;
+  /// How raw x, B and C rows reach shared memory (ChainParts.h: rawOperands).
+  CopyInstr copy = CopyInstr::CpAsync;
 };
 
 /// Tokens a segment holds at most (its chunk-state weights are staged in
@@ -94,6 +96,11 @@ struct FusedBuild {
   /// Steps of a (row, head, pb) state chain: nc, or the number of segments.
   Value chainSteps;
   Value segmentChunks; // chunks per segment (segmented plans)
+  /// With TMA operands (ChainParts.h: tmaOperands): two mbarriers in shared
+  /// memory (memref<2xi64>), completing once per chain item, the first for
+  /// the chunk's x and B rows and the second for its C rows, and the parity
+  /// (i32) of the phase the current chain item waits for.
+  Value tmaBarriers, tmaParity;
 
   Value arg(llvm::StringRef name) const { return k.arg(name); }
   bool has(llvm::StringRef name) const { return k.has(name); }

@@ -48,6 +48,18 @@ struct ConvertSSDFusedToGPUPass
                          << chip << "'";
       return signalPassFailure();
     }
+    if (copy != "cp.async" && copy != "tma") {
+      module.emitError() << "convert-ssd-fused-to-gpu: copy must be "
+                            "'cp.async' or 'tma', got '"
+                         << copy << "'";
+      return signalPassFailure();
+    }
+    if (copy == "tma" && chip != "sm_90a") {
+      module.emitError() << "convert-ssd-fused-to-gpu: copy=tma needs chip "
+                            "sm_90a, got '"
+                         << chip << "'";
+      return signalPassFailure();
+    }
     FailureOr<fused::FusedPlan> plan = fused::analyzeFused(module, pBlock);
     if (failed(plan))
       return signalPassFailure();
@@ -55,6 +67,7 @@ struct ConvertSSDFusedToGPUPass
     // Segments would straddle sequences in a varlen row.
     plan->segmented = stateChain == "segment" && !plan->p.isVarlen();
     plan->mma = mma == "wgmma" ? MmaInstr::Wgmma : MmaInstr::MmaSync;
+    plan->copy = copy == "tma" ? CopyInstr::Tma : CopyInstr::CpAsync;
 
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(plan->p.func.getLoc(), ctx);

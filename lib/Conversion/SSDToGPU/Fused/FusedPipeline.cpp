@@ -33,6 +33,11 @@ struct FusedPipelineCLOptions
       llvm::cl::desc("Tensor-core instruction of the chain item's products: "
                      "mma.sync or wgmma (sm_90a)"),
       llvm::cl::init("mma.sync")};
+  Option<std::string> copy{
+      *this, "copy",
+      llvm::cl::desc("How the chain item's x, B and C rows reach shared "
+                     "memory: cp.async or tma (sm_90a)"),
+      llvm::cl::init("cp.async")};
 };
 
 } // namespace
@@ -40,7 +45,7 @@ struct FusedPipelineCLOptions
 void ssd::buildGPUFusedPipeline(OpPassManager &pm,
                                 const GPUPipelineOptions &options,
                                 int64_t pBlock, llvm::StringRef stateChain,
-                                llvm::StringRef mma) {
+                                llvm::StringRef mma, llvm::StringRef copy) {
   pm.addPass(createSSDDecompose(SSDDecomposeOptions{options.chunkSize}));
   SSDFuseOptions fuse;
   fuse.pBlock = pBlock;
@@ -51,6 +56,7 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.tensorCores = options.tensorCores;
   convert.stateChain = stateChain.str();
   convert.mma = mma.str();
+  convert.copy = copy.str();
   pm.addPass(createConvertSSDFusedToGPU(convert));
   buildGPUKernelsToBinary(pm, options);
 }
@@ -62,6 +68,6 @@ void ssd::registerGPUFusedPipeline() {
       "of ONE persistent kernel (ssd.fused) and the ssd.launch description",
       [](OpPassManager &pm, const FusedPipelineCLOptions &cl) {
         ssd::buildGPUFusedPipeline(pm, cl.toOptions(), cl.pBlock,
-                                   cl.stateChain, cl.mma);
+                                   cl.stateChain, cl.mma, cl.copy);
       });
 }
