@@ -117,3 +117,59 @@ def rel_error(out: torch.Tensor, expected: torch.Tensor) -> float:
     diff = (out.double() - expected.double()).abs().max().item()
     scale = expected.double().abs().max().item()
     return diff / scale if scale > 0 else diff
+
+
+def torch_ssd() -> Callable[..., Any]:
+    """transformers' own torch SSD (modeling_mamba2.mamba2_chunk_scan under the
+    wrapper that would pick mamba_ssm's where installed)."""
+    import inspect
+
+    from ssd_mlir.transformers import modeling_module
+
+    return inspect.unwrap(modeling_module().mamba2_chunk_scan)  # type: ignore[no-any-return]
+
+
+def checking(scan: Callable[..., Any], errors: list[dict[str, float]],
+             keep_first: dict[str, Any] | None = None) -> Callable[..., Any]:
+    """scan (mamba_ssm's signature), which also computes every call again on
+    transformers' torch SSD in float32 from the same inputs and appends
+    {"y": ..., "states": ...} (rel_error of scan's outputs against it) to
+    errors; keep_first receives the first call's arguments."""
+    reference = torch_ssd()
+
+    def check(x: torch.Tensor, dt: torch.Tensor, A: torch.Tensor, B: torch.Tensor,
+              C: torch.Tensor, chunk_size: int, **call: Any) -> Any:
+        if keep_first is not None and not keep_first:
+            keep_first.update(x=x.clone(), dt=dt.clone(), A=A.clone(), B=B.clone(),
+                              C=C.clone(), chunk_size=chunk_size, **call)
+        out = scan(x, dt, A, B, C, chunk_size, **dict(call, return_final_states=True))
+        y, states = out
+        f32 = {k: (v.float() if isinstance(v, torch.Tensor) and v.is_floating_point() else v)
+               for k, v in call.items() if k in ("D", "dt_bias", "initial_states", "dt_softplus",
+                                                  "dt_limit")}
+        with torch.no_grad():
+            y_ref, states_ref = reference(x.float(), dt.float(), A.float(), B.float(), C.float(),
+                                          chunk_size, return_final_states=True, **f32)
+        errors.append({"y": rel_error(y, y_ref), "states": rel_error(states, states_ref)})
+        return out if call.get("return_final_states") else y
+
+    return check
+
+
+def time_ms(fn: Callable[[], Any], warmup: int = 3, iters: int = 10) -> float:
+    """Median of CUDA-event times of fn() after warmup calls."""
+    import statistics
+
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
