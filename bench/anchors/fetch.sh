@@ -27,7 +27,8 @@ mamba_version=${MAMBA_VERSION:-2.3.2.post1}
 pip=(python3 -m pip download --no-deps --disable-pip-version-check -q)
 wheel_target=(--only-binary :all: --python-version 3.12 --implementation py --platform any)
 
-rm -rf "$cache"
+# Its own folders only: fetch-hf.sh keeps its wheels in .cache/hf-wheels.
+rm -rf "$cache/wheels" "$cache/sdist" "$cache/mamba"
 mkdir -p "$cache/wheels/extra" "$cache/sdist" "$cache/mamba"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -8,6 +8,13 @@ GPU machine (which has torch and CUDA but no MLIR):
   OUT/cases/<name>.pt              each case's inputs, call options and the
                                    reference outputs (float64 recurrence)
   OUT/commands.txt                 the equivalent ssd-compile commands
+  OUT/hf-artifacts.txt             the artifacts (also under OUT/artifacts)
+                                   of the Hugging Face Mamba-2 models that
+                                   python/tests/test_transformers_gpu.py runs
+                                   (130M and 2.7B shapes): the kernels their
+                                   prefill asks ssd_mlir for, found by running
+                                   the models on the meta device; written only
+                                   where transformers is installed
 
     SSD_MLIR_LIB=build/lib python3 scripts/device/build-torch-cases.py [OUT]
 
@@ -16,6 +23,7 @@ OUT defaults to device-torch/ (ignored by git). On the GPU machine:
     SSD_MLIR_ARTIFACTS=OUT/artifacts SSD_MLIR_TORCH_CASES=OUT/cases \\
     SSD_MLIR_RUNTIME_LIB=<runtime-only build>/lib python3 -m pytest python/tests/test_torch_gpu.py
 """
+import importlib.util
 import os
 import pathlib
 import sys
@@ -50,6 +58,18 @@ def main() -> int:
                               varlen=varlen)
         torch.save({"args": args, "call": call, "y": y, "states": states},
                    out / "cases" / f"{case['name']}.pt")
+    hf_names = []
+    if importlib.util.find_spec("transformers") is not None:
+        import hf_cases
+        for model, config in hf_cases.GPU_MODELS.items():
+            for dtype in hf_cases.GPU_DTYPES[model]:
+                for spec in hf_cases.prefill_specs(config, dtype):
+                    name = artifact_name(spec, TARGET)
+                    specs[name] = spec
+                    hf_names.append(f"{model} {str(dtype).replace('torch.', '')} {name}")
+    else:
+        print("note: transformers is not installed: no artifacts for "
+              "python/tests/test_transformers_gpu.py (pip install 'transformers>=5')")
     # The missing-artifact test asks for a headdim no case uses: keep it absent.
     for name, spec in sorted(specs.items()):
         folder = out / "artifacts" / name
@@ -59,6 +79,11 @@ def main() -> int:
         print("compiling", name, flush=True)
         _layer.compile_artifact(spec, str(folder), target=TARGET)
     (out / "commands.txt").write_text("\n".join(commands) + "\n")
+    hf_list = out / "hf-artifacts.txt"
+    if hf_names:
+        hf_list.write_text("\n".join(hf_names) + "\n")
+    elif hf_list.exists():
+        hf_list.unlink()
     print(f"wrote {len(GPU_CASES)} cases and {len(specs)} artifacts under {out}")
     return 0
 

@@ -20,9 +20,14 @@
 #   6. the benchmark (bench/ssd-bench, Mamba-2 2.7B shape), every variant in
 #      the same process on the same inputs;
 #   and, where ARTIFACTS_DIR/torch exists, the PyTorch op's CUDA tests
-#   (python/tests/test_torch_gpu.py) before the sanitizer steps.
+#   (python/tests/test_torch_gpu.py) and, where it holds hf-artifacts.txt,
+#   the transformers client's (python/tests/test_transformers_gpu.py: Hugging
+#   Face Mamba-2 130M and 2.7B prefill, routed, against transformers' torch
+#   path and mamba_ssm's Triton SSD; carry bench/anchors/.cache for it)
+#   before the sanitizer steps.
 # Environment: SSD_SUITE_VARIANTS, the golden variants to run (default: all
-# that build-artifacts.sh builds by default); SSD_SUITE_BENCH=0 leaves out the benchmark (step 6).
+# that build-artifacts.sh builds by default); SSD_SUITE_BENCH=0 leaves out
+# the benchmark (step 6).
 # Writes RESULTS_DIR/gpu-suite.json ({"steps": [{"name", "status", ...}]})
 # and RESULTS_DIR/gpu-suite.log. RESULTS_DIR defaults to $OUT, else /tmp.
 # Exits non-zero when any step fails.
@@ -139,6 +144,38 @@ if [ -d "$art/torch/cases" ]; then
     SSD_MLIR_ARTIFACTS="$art/torch/artifacts" SSD_MLIR_TORCH_CASES="$art/torch/cases" \
     SSD_MLIR_CACHE="$res/torch-cache" timeout 600 python3 -m pytest -q -p no:cacheprovider \
     "$src/python/tests/test_torch_gpu.py"
+fi
+
+# Hugging Face transformers' Mamba-2 (130M and 2.7B shapes, random weights,
+# a 1x2048 prefill) with its SSD routed to the op: logits against
+# transformers' torch path, prefill times against it and against mamba_ssm's
+# Triton SSD routed in (python/tests/test_transformers_gpu.py; times in
+# RESULTS_DIR/hf-mamba2.json), where build-torch-cases.py built the models'
+# artifacts. Needs bench/anchors/.cache carried (fetch.sh: mamba_ssm's Triton
+# files; fetch-hf.sh: transformers' wheels, installed into a folder of their
+# own only where transformers 5.x is not importable).
+if [ -f "$art/torch/hf-artifacts.txt" ]; then
+  anchors=${SSD_ANCHORS_CACHE:-$src/bench/anchors/.cache}
+  hf_site=
+  if ! python3 -c 'import sys, transformers; sys.exit(int(transformers.__version__.split(".")[0]) < 5)' 2>/dev/null; then
+    hf_site=/tmp/ssd-hf-site
+    run_step transformers-install python3 -m pip install -q --no-index --no-deps --no-compile \
+      --no-cache-dir --upgrade --target "$hf_site" "$anchors"/hf-wheels/*.whl
+  fi
+  run_step transformers-mamba2 env ${hf_site:+PYTHONPATH=$hf_site${PYTHONPATH:+:$PYTHONPATH}} \
+    SSD_MLIR_RUNTIME_LIB="$build/lib" SSD_MLIR_ARTIFACTS="$art/torch/artifacts" \
+    SSD_MLIR_CACHE="$res/torch-cache" SSD_MLIR_ANCHORS_CACHE="$anchors" \
+    SSD_MLIR_HF_RESULTS="$res/hf-mamba2.json" timeout 600 python3 -m pytest -q -s \
+    -p no:cacheprovider "$src/python/tests/test_transformers_gpu.py"
+  [ -f "$res/hf-mamba2.json" ] && python3 - "$res/hf-mamba2.json" <<'PY' | tee -a "$log"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for name, row in doc["models"].items():
+    ms = ", ".join(f"{k} {v:.2f} ms" for k, v in row.get("ms", {}).items())
+    err = row.get("bf16_max_rel_err_ssd_mlir")
+    print(f"note: {name} prefill {doc['batch']}x{doc['seqlen']} bf16: {ms or 'not timed'}; "
+          f"logits max_rel_err {err if err is None else f'{err:.2e}'} (transformers {doc['transformers']})")
+PY
 fi
 
 sanitizer=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
