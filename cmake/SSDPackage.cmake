@@ -22,6 +22,7 @@ set(SSD_EXPORTED_LIBRARIES
   SSDToGPUFused      # the fused (persistent kernel) GPU lowering
   SSDRegistration    # all of the above, for ssd/InitAll*.h
   SSDCompile         # the AOT compiler behind ssd-compile
+  SSDCpuJit          # layers JIT-compiled for the host CPU (ssd-run, C API)
   SSDSupport         # .npy files, case folders, layer specifications
   SSDReference       # the independent reference recurrence
   SSDCAPI            # libSSDCAPI.so: the C API with the upstream MLIR C API

@@ -1,35 +1,24 @@
 //===- Layer.cpp - compile and run whole SSD layers from C ----------------===//
 //
-// The CPU kernel follows ssd-run's CPU backend (CPUBackend.cpp): the layer's
-// memref function (LayerModule.h, dynamic b, L and sequence count), the CPU
-// pipeline, MLIR's ExecutionEngine at -O3. Unlike ssd-run it compiles once
-// and runs many times on the caller's buffers, so every tensor is checked
-// here against the function's argument list before a run.
+// The CPU kernel is the layer's memref function (LayerModule.h, dynamic b,
+// L and sequence count) compiled by CpuJit.h, as ssd-run's CPU backend
+// compiles a case. Unlike ssd-run it compiles once and runs many times on
+// the caller's buffers, so every tensor is checked here against the
+// function's argument list before a run.
 //
 //===----------------------------------------------------------------------===//
 #include "ssd-c/Layer.h"
 
 #include "ssd/Compile/Artifact.h"
 #include "ssd/Compile/LayerModule.h"
-#include "ssd/InitAllDialects.h"
 #include "ssd/Reference/Reference.h"
 #include "ssd/Support/Case.h"
 #include "ssd/Support/LayerSpec.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/thread.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -40,7 +29,7 @@
 #include <vector>
 
 #ifdef SSD_HAVE_CPU_PIPELINE
-#include "ssd/Conversion/Pipelines.h"
+#include "ssd/CpuJit/CpuJit.h"
 #endif
 
 using namespace mlir;
@@ -48,9 +37,6 @@ using namespace ssd;
 
 namespace {
 constexpr const char *kFunctionName = "ssd_layer";
-/// The compiled code may keep sizeable temporaries on the stack (as in
-/// ssd-run); the address space is reserved, not committed.
-constexpr unsigned kKernelStackSize = 1u << 30;
 
 int fail(char **error, const std::string &message) {
   if (error) {
@@ -225,13 +211,7 @@ int ssdCpuKernelCreate(const SsdLayerSpec *cspec, int32_t threads,
 #ifndef SSD_HAVE_CPU_PIPELINE
   return fail(error, "this build of libSSDCAPI has no CPU pipeline");
 #else
-  DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  ssd::registerAllDialects(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  impl->context = std::make_unique<MLIRContext>(registry);
+  impl->context = std::make_unique<MLIRContext>(cpuJitRegistry());
   MLIRContext &context = *impl->context;
   std::string diagnostics;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
@@ -258,43 +238,12 @@ int ssdCpuKernelCreate(const SsdLayerSpec *cspec, int32_t threads,
                        kFunctionName, UnknownLoc::get(&context));
   if (failed(verify(*module)))
     return fail(error, withDiagnostics("the layer's module does not verify"));
-  PassManager pm(&context);
-  CPUPipelineOptions options;
-  options.parallel = threads > 0;
-  options.threads = threads;
-  buildCPUPipeline(pm, options);
-  if (failed(pm.run(*module)))
+  if (failed(lowerForCpu(*module, threads)))
     return fail(error, withDiagnostics("the CPU lowering failed"));
-
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  // ExecutionEngineOptions::transformer is a function_ref: keep the function.
-  std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                /*targetMachine=*/nullptr);
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = optimize;
-  SmallVector<StringRef> libs;
-#ifdef SSD_MLIR_C_RUNNER_UTILS
-  if (llvm::sys::fs::exists(SSD_MLIR_C_RUNNER_UTILS))
-    libs.push_back(SSD_MLIR_C_RUNNER_UTILS);
-#endif
-  if (threads > 0) {
-#ifdef SSD_MLIR_ASYNC_RUNTIME
-    if (!llvm::sys::fs::exists(SSD_MLIR_ASYNC_RUNTIME))
-      return fail(error, "threads > 0 needs " SSD_MLIR_ASYNC_RUNTIME);
-    libs.push_back(SSD_MLIR_ASYNC_RUNTIME);
-#else
-    return fail(error, "threads > 0: MLIR's async runtime library was not "
-                       "found when libSSDCAPI was built");
-#endif
-  }
-  engineOptions.sharedLibPaths = libs;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
-      ExecutionEngine::create(*module, engineOptions);
+      compileForCpu(*module, threads);
   if (!engine)
-    return fail(error, withDiagnostics("JIT compilation failed: " +
-                                       llvm::toString(engine.takeError())));
+    return fail(error, withDiagnostics(llvm::toString(engine.takeError())));
   impl->engine = std::move(*engine);
   *kernel = impl.release();
   return 0;
@@ -416,11 +365,12 @@ int ssdCpuKernelRun(SsdCpuKernel kernel, const SsdHostTensor *tensors,
     packed.push_back(&p);
   std::string entry = std::string("_mlir_ciface_") + kFunctionName;
   std::string failure;
-  llvm::thread worker(std::optional<unsigned>(kKernelStackSize), [&] {
+#ifdef SSD_HAVE_CPU_PIPELINE
+  runOnKernelStack([&] {
     if (llvm::Error err = kernel->engine->invokePacked(entry, packed))
       failure = llvm::toString(std::move(err));
   });
-  worker.join();
+#endif
   if (!failure.empty())
     return fail(error, "running " + entry + " failed: " + failure);
   return 0;

@@ -4,40 +4,25 @@
 #include "CaseModule.h"
 #include "HostBuffer.h"
 
-#include "ssd/InitAllDialects.h"
-
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/thread.h"
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 
 #ifdef SSD_HAVE_CPU_PIPELINE
-#include "ssd/Conversion/Pipelines.h"
+#include "ssd/CpuJit/CpuJit.h"
+#else
+#include "ssd/InitAllDialects.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 #endif
 
 using namespace mlir;
 using namespace ssd;
-
-/// The stack of the thread that runs the compiled code. The lowering may
-/// place sizeable temporaries on the stack; the address space is reserved,
-/// not committed, so a generous size costs nothing.
-static constexpr unsigned kKernelStackSize = 1u << 30;
 
 bool ssd::cpuBackendAvailable() {
 #ifdef SSD_HAVE_CPU_PIPELINE
@@ -76,13 +61,16 @@ public:
 
 private:
   static DialectRegistry makeRegistry() {
+#ifdef SSD_HAVE_CPU_PIPELINE
+    return cpuJitRegistry();
+#else
+    // Printing the case's module needs the dialects only.
     DialectRegistry registry;
     mlir::registerAllDialects(registry);
     mlir::registerAllExtensions(registry);
     ssd::registerAllDialects(registry);
-    registerBuiltinDialectTranslation(registry);
-    registerLLVMDialectTranslation(registry);
     return registry;
+#endif
   }
 
   std::unique_ptr<ScopedDiagnosticHandler> handler;
@@ -98,12 +86,7 @@ buildAndLower(Session &session, const SSDCase &c, const RunConfig &config,
   if (!lower)
     return std::move(module);
 #ifdef SSD_HAVE_CPU_PIPELINE
-  PassManager pm(&session.context);
-  CPUPipelineOptions pipelineOptions;
-  pipelineOptions.parallel = config.threads > 0;
-  pipelineOptions.threads = config.threads;
-  buildCPUPipeline(pm, pipelineOptions);
-  if (failed(pm.run(*module)))
+  if (failed(lowerForCpu(*module, config.threads)))
     return session.fail("the CPU lowering failed");
   return std::move(module);
 #else
@@ -131,37 +114,13 @@ static llvm::Expected<RunOutputs> runCompiled(const SSDCase &c,
   if (!module)
     return module.takeError();
 
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  // options.transformer is a function_ref: the function must outlive it.
-  std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                /*targetMachine=*/nullptr);
-  ExecutionEngineOptions options;
-  options.transformer = optimize;
-  // MLIR's runtime helpers (memrefCopy for non-contiguous copies, ...).
-  SmallVector<StringRef> libs;
-#ifdef SSD_MLIR_C_RUNNER_UTILS
-  if (llvm::sys::fs::exists(SSD_MLIR_C_RUNNER_UTILS))
-    libs.push_back(SSD_MLIR_C_RUNNER_UTILS);
-#endif
-#ifdef SSD_MLIR_ASYNC_RUNTIME
-  if (config.threads > 0) {
-    if (!llvm::sys::fs::exists(SSD_MLIR_ASYNC_RUNTIME))
-      return session.fail("--threads needs " SSD_MLIR_ASYNC_RUNTIME);
-    libs.push_back(SSD_MLIR_ASYNC_RUNTIME);
-  }
+#ifndef SSD_HAVE_CPU_PIPELINE
+  return session.fail("the CPU lowering is not built in this configuration");
 #else
-  if (config.threads > 0)
-    return session.fail("--threads: MLIR's async runtime library was not "
-                        "found at build time");
-#endif
-  options.sharedLibPaths = libs;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
-      ExecutionEngine::create(**module, options);
+      compileForCpu(**module, config.threads);
   if (!engine)
-    return session.fail("JIT compilation failed: " +
-                        llvm::toString(engine.takeError()));
+    return session.fail(llvm::toString(engine.takeError()));
 
   // One host buffer per memref argument; the C interface takes a pointer to
   // each descriptor, and the packed entry point a pointer to each pointer.
@@ -196,7 +155,7 @@ static llvm::Expected<RunOutputs> runCompiled(const SSDCase &c,
   std::string entry = ("_mlir_ciface_" + kCaseFunctionName).str();
   std::string failure;
   std::vector<double> runMs;
-  llvm::thread worker(std::optional<unsigned>(kKernelStackSize), [&] {
+  runOnKernelStack([&] {
     for (int64_t i = 0;
          i < std::max<int64_t>(config.repeat, 1) && failure.empty(); ++i) {
       auto start = std::chrono::steady_clock::now();
@@ -207,7 +166,6 @@ static llvm::Expected<RunOutputs> runCompiled(const SSDCase &c,
                           .count());
     }
   });
-  worker.join();
   if (!failure.empty())
     return session.fail("running " + entry + " failed: " + failure);
 
@@ -216,6 +174,7 @@ static llvm::Expected<RunOutputs> runCompiled(const SSDCase &c,
   outputs.finalStates = buffers.back().load();
   outputs.runMs = std::move(runMs);
   return outputs;
+#endif
 }
 
 rt::Status ssd::printCaseModule(const SSDCase &c, const RunConfig &config,
