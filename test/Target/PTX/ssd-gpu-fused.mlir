@@ -9,6 +9,10 @@
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.wgmma.mlir %t.wgmma.ptx
 // RUN: %ptxas -arch=sm_90a %t.wgmma.ptx -o %t.wgmma.cubin
 // RUN: FileCheck %s --check-prefix=WGMMA --input-file=%t.wgmma.ptx
+// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa copy=tma" -o %t.tma.mlir
+// RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.tma.mlir %t.tma.ptx
+// RUN: %ptxas -arch=sm_90a %t.tma.ptx -o %t.tma.cubin
+// RUN: FileCheck %s --check-prefix=TMA --input-file=%t.tma.ptx
 
 // The Mamba-2 2.7B layer in bf16 through the fused pipeline: ONE persistent
 // kernel that ptxas assembles for sm_90a, sized for two blocks per SM, its
@@ -40,6 +44,17 @@
 // WGMMA-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
 // WGMMA-DAG: fence.proxy.async.shared::cta;
 // WGMMA-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// copy=tma: x, B and C rows by 4-d TMA boxes completing on two mbarriers
+// at the start of the dynamic shared memory; ptxas assembles it for sm_90a.
+// TMA: .visible .entry ssd_fused(
+// TMA-COUNT-2: mbarrier.init.shared.b64
+// TMA: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, [__dynamic_shmem__0],
+// TMA-COUNT-3: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {{.*}}, [__dynamic_shmem__0];
+// TMA: mbarrier.try_wait.parity.shared.b64
+// TMA: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, [__dynamic_shmem__0+8],
+// TMA-COUNT-2: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {{.*}}, [__dynamic_shmem__0+8];
+// TMA: mbarrier.try_wait.parity.shared.b64
+// TMA-NOT: cp.async.cg.shared.global
 func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {
   %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
   return %y, %fs : tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
