@@ -9,6 +9,7 @@
 #define SSD_LIB_CONVERSION_SSDTOGPU_TILEMATMULPARTS_H
 
 #include "TileMatmul.h"
+#include "TmaCopy.h" // fenceSharedForAsyncProxy
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -31,9 +32,6 @@ Value mmaSync(Emitter &e, Value a, Value b, Value c);
 llvm::SmallVector<Value> coreMatrixAt(Emitter &e, Value lead, Value outer,
                                       Value inner);
 
-/// Orders this thread's generic-proxy shared stores before the async-proxy
-/// reads of wgmma that follow the next barrier (TileMatmulWgmma.cpp).
-void fenceSharedForAsyncProxy(Emitter &e);
 
 } // namespace gpu_lowering
 } // namespace ssd

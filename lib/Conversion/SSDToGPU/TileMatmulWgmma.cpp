@@ -37,13 +37,6 @@ Value matrixDescriptor(Emitter &e, Value address, int64_t alongK,
 
 } // namespace
 
-void fenceSharedForAsyncProxy(Emitter &e) {
-  NVVM::FenceProxyOp::create(
-      e.b, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(e.b.getContext(),
-                                 NVVM::SharedSpace::shared_cta));
-}
-
 SmallVector<Value> TileMatmul::wgmmaStep(ValueRange acc, Value viewA,
                                          bool aKMajor, Value viewB,
                                          bool bKMajor, Value stage,

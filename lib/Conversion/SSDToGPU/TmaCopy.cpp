@@ -35,6 +35,13 @@ Value elementPointer(Emitter &e, Value memref, ValueRange indices,
       b, LLVM::LLVMPointerType::get(b.getContext(), space), address64);
 }
 
+void fenceSharedForAsyncProxy(Emitter &e) {
+  NVVM::FenceProxyOp::create(
+      e.b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(e.b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
+
 namespace {
 Value i32(Emitter &e, int64_t v) {
   return arith::ConstantIntOp::create(e.b, v, 32);

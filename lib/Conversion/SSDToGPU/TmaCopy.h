@@ -33,6 +33,11 @@ llvm::SmallVector<Value> swizzled128At(Emitter &e, Value row, Value col);
 Value elementPointer(Emitter &e, Value memref, ValueRange indices,
                      unsigned space);
 
+/// Orders this thread's generic-proxy accesses of shared memory (and, after
+/// a barrier, the block's) before the async proxy's: the wgmma reads of
+/// rows just stored, or the TMA writes into rows just read.
+void fenceSharedForAsyncProxy(Emitter &e);
+
 /// Initialises the mbarrier at `bar` (!llvm.ptr<3>) for one arrival. Call
 /// from one thread, then a barrier before any use.
 void initTmaBarrier(Emitter &e, Value bar);

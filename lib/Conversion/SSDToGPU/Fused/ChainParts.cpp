@@ -255,7 +255,9 @@ void copyChunkXBTma(FusedBuild &f, ChainItem &it) {
   it.sX = view(0, xPanels);
   it.sBC = view(xBytes, bPanels);
   it.swizzled = true;
+  // The previous item's reads of these rows are behind the ticket's barrier.
   e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+    fenceSharedForAsyncProxy(e);
     Value bar = tmaBarrier(f, 0);
     expectTmaBytes(e, bar, (xPanels + bPanels) * panelBytes(f));
     copyPanelsTma(f, it, "x", it.sX, it.head, it.p0, bar);
@@ -286,6 +288,7 @@ void copyChunkC(FusedBuild &f, ChainItem &it) {
   e.barrier();
   if (it.swizzled) {
     e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+      fenceSharedForAsyncProxy(e); // the product's reads of B, then C's writes
       Value bar = tmaBarrier(f, 1);
       expectTmaBytes(e, bar, f.p.state / kSwizzlePanel * panelBytes(f));
       copyPanelsTma(f, it, "C", it.sBC, it.group, e.idx(0), bar);
