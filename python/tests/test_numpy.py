@@ -2,9 +2,9 @@
 float16 against the project's float64 reference (ssdLayerReference), array
 layouts, the shared kernel cache, and an import without PyTorch.
 
-Runs with numpy alone; the cross-checks against ssd_mlir.torch skip where
-PyTorch is not installed. Shapes are shared so that the JIT compiles one
-kernel per (features, dtype).
+Runs with numpy alone (and skips without it); the cross-checks against
+ssd_mlir.torch skip where PyTorch is not installed. Shapes are shared so
+that the JIT compiles one kernel per (features, dtype).
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ import sys
 import textwrap
 from typing import Any
 
-import numpy as np
 import pytest
 
-import ssd_mlir
-from ssd_mlir import _combined, _layer
-from ssd_mlir.numpy import mamba_chunk_scan_combined
+np = pytest.importorskip("numpy")  # the numpy extra
+
+import ssd_mlir  # noqa: E402
+from ssd_mlir import _combined, _layer  # noqa: E402
+from ssd_mlir.numpy import mamba_chunk_scan_combined  # noqa: E402
 
 # The golden bounds (max|out - expected| / max|expected|), as for the torch op.
 BOUNDS = {np.float32: 1e-4, np.float16: 5e-3}
