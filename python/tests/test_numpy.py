@@ -190,6 +190,54 @@ def test_matches_reference(case, dtype):
     assert rel_error(y, expected_y) <= BOUNDS[dtype]
 
 
+# The golden cases of torch_cases.GPU_CASES (sizes, features, chunk sizes of
+# a real layer, several chunks and a ragged last one), in the dtypes numpy
+# has: their bfloat16 layers run in float16 here.
+GOLDEN_CASES = [
+    ("plain-f32", np.float32, 64, dict(batch=2, seqlen=100, nheads=4, headdim=8,
+                                       ngroups=1, dstate=16), {}, {}),
+    ("mamba2-f16", np.float16, 64, dict(batch=2, seqlen=150, nheads=4, headdim=16,
+                                        ngroups=2, dstate=16),
+     dict(D="h", z=True, dt_bias=True), dict(dt_softplus=True)),
+    ("all-f16", np.float16, 64, dict(batch=2, seqlen=100, nheads=4, headdim=8,
+                                     ngroups=2, dstate=16),
+     dict(D="hp", z=True, dt_bias=True, initial_states=True),
+     dict(dt_softplus=True, dt_limit=(0.001, 0.2), return_final_states=True)),
+    ("seq-idx-f16", np.float16, 128, dict(batch=2, seqlen=200, nheads=4, headdim=8,
+                                          ngroups=1, dstate=16),
+     dict(D="h", initial_states=True, seq_idx_cuts=(37, 130)),
+     dict(return_final_states=True)),
+    ("varlen-f32", np.float32, 64, dict(batch=1, seqlen=150, nheads=4, headdim=8,
+                                        ngroups=1, dstate=16),
+     dict(dt_bias=True, initial_states=True, seq_idx_cuts=(40, 90),
+          cu_seqlens=(0, 40, 90, 150)),
+     dict(dt_softplus=True, return_final_states=True, return_varlen_states=True)),
+]
+
+
+@pytest.mark.parametrize("name,dtype,chunk,shape,inputs,call", GOLDEN_CASES,
+                         ids=[c[0] for c in GOLDEN_CASES])
+def test_golden_cases(name, dtype, chunk, shape, inputs, call):
+    args = make_inputs(len(name) * 7919, dtype=dtype, **shape, **inputs)
+    out = mamba_chunk_scan_combined(**args, chunk_size=chunk, **call)
+    varlen = call.get("return_varlen_states", False)
+    expected_y, expected_states = reference(
+        args, dt_softplus=call.get("dt_softplus", False),
+        dt_limit=call.get("dt_limit", (0.0, math.inf)), varlen=varlen)
+    if varlen:
+        y, final, states = out
+        assert states.dtype == dtype
+        assert rel_error(final, expected_states[-1:]) <= BOUNDS[dtype]
+    elif call.get("return_final_states"):
+        y, states = out
+    else:
+        y, states = out, None
+    assert y.dtype == dtype and y.shape == args["x"].shape
+    assert rel_error(y, expected_y) <= BOUNDS[dtype]
+    if states is not None:
+        assert rel_error(states, expected_states) <= BOUNDS[dtype]
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["f32", "f16"])
 def test_varlen_states(dtype):
     cu = (0, 5, 5, 21, 37)  # an empty sequence in the middle
