@@ -268,7 +268,8 @@ def layer_spec(
     if varlen:
         features.append("varlen")
     dtype = kind.io_dtype(x)
-    assert dtype is not None, "layer_spec: x's dtype is not one the kernels take"
+    if dtype is None:
+        raise TypeError(f"x: expected dtype {kind.io_dtypes}, got {kind.dtype_text(x)}")
     _, _, h, p = kind.shape(x)
     _, _, g, n = kind.shape(B)
     return LayerSpec(
