@@ -4,9 +4,10 @@ A thin ctypes layer over libSSDCAPI.so (found through $SSD_MLIR_LIB or the
 repository's build/lib), loaded when the first Context is created.
 
 ssd_mlir.torch (imported on first use, since it needs PyTorch) holds the
-drop-in for mamba_ssm's mamba_chunk_scan_combined; ssd_mlir.transformers
+drop-in for mamba_ssm's mamba_chunk_scan_combined; ssd_mlir.numpy (likewise,
+needs numpy only) the same op on numpy arrays; ssd_mlir.transformers
 (likewise, needs Hugging Face transformers) routes transformers' Mamba-2
-models' SSD to it.
+models' SSD to the PyTorch op.
 """
 
 import importlib
@@ -30,7 +31,8 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     # `ssd_mlir.torch` without importing PyTorch for users who never touch it
-    # (and `ssd_mlir.transformers` without importing transformers).
-    if name in ("torch", "transformers"):
+    # (and `ssd_mlir.numpy`, `ssd_mlir.transformers` without numpy,
+    # transformers).
+    if name in ("numpy", "torch", "transformers"):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

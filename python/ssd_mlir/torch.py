@@ -29,13 +29,12 @@ import os
 import pathlib
 import shlex
 import threading
-from collections.abc import Sequence
 from typing import Any, Optional, Tuple, Union
 
 import torch
 from torch import Tensor
 
-from . import _layer
+from . import _combined, _layer
 from ._layer import LayerSpec
 from ._library import LibraryNotFoundError
 
@@ -52,7 +51,7 @@ __all__ = [
 
 ARTIFACTS_ENV = "SSD_MLIR_ARTIFACTS"
 CACHE_ENV = "SSD_MLIR_CACHE"
-THREADS_ENV = "SSD_MLIR_CPU_THREADS"
+THREADS_ENV = _combined.THREADS_ENV
 
 _IO_DTYPES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}
 
@@ -62,9 +61,10 @@ class ArtifactNotFoundError(RuntimeError):
 
 
 # ---------------------------------------------------------------------------
-# Argument checks. Each message names the argument, what was expected and what
-# was given; they run in the Python wrapper, so under torch.compile they
-# become guards on shapes and dtypes rather than graph breaks.
+# Argument checks (ssd_mlir._combined, shared with ssd_mlir.numpy). Each
+# message names the argument, what was expected and what was given; they run
+# in the Python wrapper, so under torch.compile they become guards on shapes
+# and dtypes rather than graph breaks.
 # ---------------------------------------------------------------------------
 
 
@@ -72,129 +72,28 @@ def _shape(t: Tensor) -> tuple[int, ...]:
     return tuple(int(d) for d in t.shape)
 
 
-def _expect_tensor(name: str, value: Any) -> Tensor:
-    if not isinstance(value, torch.Tensor):
-        raise TypeError(f"{name}: expected a torch.Tensor, got {type(value).__name__}")
-    return value
+class _TorchKind(_combined.ArrayKind):
+    array_type = "a torch.Tensor"
+    io_dtypes = "torch.float32, torch.bfloat16 or torch.float16"
+    index_dtype = "torch.int32"
+
+    def is_array(self, value: Any) -> bool:
+        return isinstance(value, torch.Tensor)
+
+    def io_dtype(self, t: Any) -> Optional[str]:
+        return _IO_DTYPES.get(t.dtype)
+
+    def is_float(self, t: Any) -> bool:
+        return bool(t.dtype.is_floating_point)
+
+    def is_index(self, t: Any) -> bool:
+        return t.dtype in (torch.int32, torch.int64)
+
+    def device(self, t: Any) -> Any:
+        return t.device
 
 
-def _expect_shape(name: str, t: Tensor, expected: Sequence[int], symbols: str) -> None:
-    if _shape(t) != tuple(expected):
-        raise ValueError(
-            f"{name}: expected shape {symbols} = {tuple(expected)}, got {_shape(t)}")
-
-
-def _expect_float(name: str, t: Tensor) -> None:
-    if not t.dtype.is_floating_point:
-        raise TypeError(f"{name}: expected a floating-point dtype, got {t.dtype}")
-
-
-def _expect_index(name: str, t: Tensor) -> None:
-    if t.dtype not in (torch.int32, torch.int64):
-        raise TypeError(f"{name}: expected dtype torch.int32, got {t.dtype}")
-
-
-def _expect_device(name: str, t: Tensor, device: torch.device) -> None:
-    if t.device != device:
-        raise ValueError(
-            f"{name}: expected a tensor on {device} (x's device), got {t.device}")
-
-
-def _check_arguments(
-    x: Tensor, dt: Tensor, A: Tensor, B: Tensor, C: Tensor, chunk_size: int,
-    D: Optional[Tensor], z: Optional[Tensor], dt_bias: Optional[Tensor],
-    initial_states: Optional[Tensor], seq_idx: Optional[Tensor],
-    cu_seqlens: Optional[Tensor], dt_limit: Any, return_varlen_states: bool,
-) -> None:
-    x = _expect_tensor("x", x)
-    if x.dim() != 4:
-        raise ValueError(
-            f"x: expected shape (batch, seqlen, nheads, headdim), got {_shape(x)}")
-    if x.dtype not in _IO_DTYPES:
-        raise TypeError(
-            f"x: expected dtype torch.float32, torch.bfloat16 or torch.float16, "
-            f"got {x.dtype}")
-    b, L, h, p = _shape(x)
-    B = _expect_tensor("B", B)
-    if B.dim() != 4:
-        raise ValueError(
-            f"B: expected shape (batch, seqlen, ngroups, dstate), got {_shape(B)}")
-    g, n = int(B.shape[2]), int(B.shape[3])
-    device = x.device
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int):
-        raise TypeError(f"chunk_size: expected an int, got {type(chunk_size).__name__}")
-    if chunk_size <= 0 or chunk_size & (chunk_size - 1):
-        raise ValueError(
-            f"chunk_size: expected a power of two (SSD-MLIR's kernels take no "
-            f"other), got {chunk_size}")
-    if g <= 0 or h % g:
-        raise ValueError(f"B: ngroups (dimension 2) = {g} must divide nheads = {h}")
-    tokens = (b, L, h, p)
-    groups = (b, L, g, n)
-    required = [
-        ("dt", dt, (b, L, h), "(batch, seqlen, nheads)"),
-        ("A", A, (h,), "(nheads,)"),
-        ("B", B, groups, "(batch, seqlen, ngroups, dstate)"),
-        ("C", C, groups, "(batch, seqlen, ngroups, dstate)"),
-    ]
-    for name, t, shape, symbols in required:
-        t = _expect_tensor(name, t)
-        _expect_shape(name, t, shape, symbols)
-        _expect_float(name, t)
-        _expect_device(name, t, device)
-    for name, t in (("B", B), ("C", C)):
-        if t.dtype != x.dtype:
-            raise TypeError(f"{name}: expected dtype {x.dtype} (x's dtype), got {t.dtype}")
-    if D is not None:
-        D = _expect_tensor("D", D)
-        if _shape(D) not in ((h,), (h, p)):
-            raise ValueError(
-                f"D: expected shape (nheads,) = {(h,)} or (nheads, headdim) = "
-                f"{(h, p)}, got {_shape(D)}")
-        _expect_float("D", D)
-        _expect_device("D", D, device)
-    if z is not None:
-        z = _expect_tensor("z", z)
-        _expect_shape("z", z, tokens, "(batch, seqlen, nheads, headdim)")
-        if z.dtype != x.dtype:
-            raise TypeError(f"z: expected dtype {x.dtype} (x's dtype), got {z.dtype}")
-        _expect_device("z", z, device)
-    if dt_bias is not None:
-        dt_bias = _expect_tensor("dt_bias", dt_bias)
-        _expect_shape("dt_bias", dt_bias, (h,), "(nheads,)")
-        _expect_float("dt_bias", dt_bias)
-        _expect_device("dt_bias", dt_bias, device)
-    if initial_states is not None:
-        initial_states = _expect_tensor("initial_states", initial_states)
-        _expect_shape("initial_states", initial_states, (b, h, p, n),
-                      "(batch, nheads, headdim, dstate)")
-        _expect_float("initial_states", initial_states)
-        _expect_device("initial_states", initial_states, device)
-    if seq_idx is not None:
-        seq_idx = _expect_tensor("seq_idx", seq_idx)
-        _expect_shape("seq_idx", seq_idx, (b, L), "(batch, seqlen)")
-        _expect_index("seq_idx", seq_idx)
-        _expect_device("seq_idx", seq_idx, device)
-    if (not isinstance(dt_limit, (tuple, list)) or len(dt_limit) != 2
-            or not all(isinstance(v, (int, float)) for v in dt_limit)):
-        raise TypeError(f"dt_limit: expected a pair (low, high) of floats, got {dt_limit!r}")
-    lo, hi = float(dt_limit[0]), float(dt_limit[1])
-    if math.isnan(lo) or math.isnan(hi) or lo < 0 or lo > hi:
-        raise ValueError(f"dt_limit: expected 0 <= low <= high, got {(lo, hi)}")
-    if return_varlen_states:
-        if cu_seqlens is None:
-            raise ValueError("cu_seqlens: required when return_varlen_states is True")
-        cu_seqlens = _expect_tensor("cu_seqlens", cu_seqlens)
-        if cu_seqlens.dim() != 1 or cu_seqlens.shape[0] < 2:
-            raise ValueError(
-                f"cu_seqlens: expected shape (num_sequences + 1,) with at least "
-                f"one sequence, got {_shape(cu_seqlens)}")
-        _expect_index("cu_seqlens", cu_seqlens)
-        _expect_device("cu_seqlens", cu_seqlens, device)
-        if b != 1:
-            raise ValueError(
-                f"x: return_varlen_states needs batch 1 (sequences packed along "
-                f"seqlen), got batch {b}")
+_TORCH = _TorchKind()
 
 
 # ---------------------------------------------------------------------------
@@ -209,41 +108,22 @@ def layer_spec(
     dt_softplus: bool = False, dt_limit: tuple[float, float] = (0.0, math.inf),
 ) -> LayerSpec:
     """The kernel a call with these arguments needs (sizes from x and B)."""
-    features = []
-    if D is not None:
-        features.append("D" if D.dim() == 1 else "Dhp")
-    if z is not None:
-        features.append("z")
-    if dt_bias is not None:
-        features.append("dt_bias")
-    if dt_softplus:
-        features.append("softplus")
-    lo, hi = float(dt_limit[0]), float(dt_limit[1])
-    if (lo, hi) != (0.0, math.inf):
-        features.append("dt_limit")
-    if initial_states:
-        features.append("initial_states")
-    if seq_idx:
-        features.append("seq_idx")
-    if varlen:
-        features.append("varlen")
-    return LayerSpec(
-        nheads=int(x.shape[2]), headdim=int(x.shape[3]), dstate=int(B.shape[3]),
-        ngroups=int(B.shape[2]), chunk_size=chunk_size, dtype=_IO_DTYPES[x.dtype],
-        features=tuple(features),
-        dt_limit=(lo, hi) if "dt_limit" in features else (0.0, math.inf))
+    return _combined.layer_spec(_TORCH, x, B, chunk_size, D=D, z=z, dt_bias=dt_bias,
+                                initial_states=initial_states, seq_idx=seq_idx,
+                                varlen=varlen, dt_softplus=dt_softplus,
+                                dt_limit=dt_limit)
 
 
-def _call_spec(x: Tensor, B: Tensor, chunk_size: int, D: Optional[Tensor],
-               z: Optional[Tensor], dt_bias: Optional[Tensor],
-               initial_states: Optional[Tensor], seq_idx: Optional[Tensor],
-               dt_softplus: bool, dt_limit: Tuple[float, float],
-               varlen: bool) -> LayerSpec:
-    # The varlen kernel resets at cu_seqlens; seq_idx then only checks them.
-    return layer_spec(x, B, chunk_size, D=D, z=z, dt_bias=dt_bias,
-                      initial_states=initial_states is not None,
-                      seq_idx=seq_idx is not None and not varlen, varlen=varlen,
-                      dt_softplus=dt_softplus, dt_limit=dt_limit)
+def _checked_call(
+    x: Tensor, dt: Tensor, A: Tensor, B: Tensor, C: Tensor, chunk_size: int,
+    D: Optional[Tensor], z: Optional[Tensor], dt_bias: Optional[Tensor],
+    initial_states: Optional[Tensor], seq_idx: Optional[Tensor],
+    cu_seqlens: Optional[Tensor], dt_softplus: bool, dt_limit: Any,
+    return_varlen_states: bool,
+) -> _combined.Call:
+    return _combined.checked_call(_TORCH, x, dt, A, B, C, chunk_size, D, z, dt_bias,
+                                  initial_states, seq_idx, cu_seqlens, dt_softplus,
+                                  dt_limit, return_varlen_states)
 
 
 def kernel_spec(
@@ -257,11 +137,9 @@ def kernel_spec(
     """The kernel that mamba_chunk_scan_combined(same arguments) runs; with
     artifact_name and compile_command it says which artifact to build
     ahead of time for a GPU machine without MLIR."""
-    _check_arguments(x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
-                     seq_idx, cu_seqlens, dt_limit, return_varlen_states)
-    return _call_spec(x, B, chunk_size, D, z, dt_bias, initial_states, seq_idx,
-                      dt_softplus, (float(dt_limit[0]), float(dt_limit[1])),
-                      return_varlen_states)
+    return _checked_call(x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
+                         seq_idx, cu_seqlens, dt_softplus, dt_limit,
+                         return_varlen_states).spec
 
 
 def _target_of(device: torch.device) -> str:
@@ -287,19 +165,8 @@ def compile_command(spec: LayerSpec, target: str = "sm_90a",
 # CPU path: libSSDCAPI's JIT kernel on host memory.
 # ---------------------------------------------------------------------------
 
-_cpu_kernels: dict[tuple[LayerSpec, int], _layer.CpuKernel] = {}
-_cpu_lock = threading.Lock()
-
-
-def _cpu_kernel(spec: LayerSpec) -> _layer.CpuKernel:
-    threads = int(os.environ.get(THREADS_ENV, "0") or 0)
-    key = (spec, threads)
-    with _cpu_lock:
-        kernel = _cpu_kernels.get(key)
-        if kernel is None:
-            kernel = _layer.CpuKernel(spec, threads)
-            _cpu_kernels[key] = kernel
-        return kernel
+# The kernels are ssd_mlir._combined's, shared with ssd_mlir.numpy.
+_cpu_kernels = _combined.CPU_KERNELS
 
 
 def _host(name: str, t: Tensor, dtype: str) -> _layer.HostTensor:
@@ -313,10 +180,7 @@ def _run_cpu(spec: LayerSpec, inputs: dict[str, Tensor], y: Tensor,
     tensors = [_host(name, t, names[t.dtype]) for name, t in inputs.items()]
     tensors.append(_host("y", y, names[y.dtype]))
     tensors.append(_host("final_states", states, names[states.dtype]))
-    try:
-        _cpu_kernel(spec).run(tensors)
-    except _layer.LayerError as error:
-        raise RuntimeError(f"ssd_mlir CPU kernel: {error}") from None
+    _combined.run_cpu(spec, tensors)
 
 
 # ---------------------------------------------------------------------------
@@ -453,8 +317,9 @@ def _chunk_scan_combined(
         seqs[:1] = start[:1]
         return y, final, seqs.to(C.dtype)
 
-    spec = _call_spec(x, B, chunk_size, D, z, dt_bias, initial_states, seq_idx,
-                      dt_softplus, (dt_limit_lo, dt_limit_hi), varlen)
+    spec = _combined.call_spec(_TORCH, x, B, chunk_size, D, z, dt_bias,
+                               initial_states, seq_idx, dt_softplus,
+                               (dt_limit_lo, dt_limit_hi), varlen)
     cuda = x.device.type == "cuda"
     if not cuda and x.device.type != "cpu":
         raise NotImplementedError(
@@ -504,28 +369,9 @@ def _chunk_scan_combined(
 
 
 def _check_cu_seqlens(cu: Tensor, seqlen: int, seq_idx: Optional[Tensor]) -> None:
-    values = [int(v) for v in cu.cpu().tolist()]
-    if values[0] != 0 or values[-1] != seqlen:
-        raise ValueError(
-            f"cu_seqlens: expected offsets from 0 to seqlen = {seqlen}, got "
-            f"{values[0]} to {values[-1]}")
-    for i in range(1, len(values)):
-        if values[i] < values[i - 1]:
-            raise ValueError(
-                f"cu_seqlens: expected non-decreasing offsets, element {i} is "
-                f"{values[i]} after {values[i - 1]}")
-    if seq_idx is None:
-        return
-    # Every sequence is computed from its own start: seq_idx must mark the
-    # same sequences (it does when mamba_ssm's callers derive it).
-    starts = sorted({v for v in values[1:-1] if 0 < v < seqlen})
-    row = [int(v) for v in seq_idx[0].cpu().tolist()]
-    changes = [t for t in range(1, seqlen) if row[t] != row[t - 1]]
-    if changes != starts:
-        raise ValueError(
-            f"seq_idx: with return_varlen_states it must change exactly where "
-            f"cu_seqlens starts a sequence (at tokens {starts}), it changes at "
-            f"{changes}")
+    _combined.check_cu_seqlens(
+        [int(v) for v in cu.cpu().tolist()], seqlen,
+        None if seq_idx is None else [int(v) for v in seq_idx[0].cpu().tolist()])
 
 
 @_chunk_scan_combined.register_fake
@@ -582,18 +428,14 @@ def mamba_chunk_scan_combined(
     seq_idx marks the same sequences; a seq_idx that disagrees is refused
     where it can be read without a device sync.
     """
-    _check_arguments(x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
-                     seq_idx, cu_seqlens, dt_limit, return_varlen_states)
-    lo, hi = float(dt_limit[0]), float(dt_limit[1])
+    call = _checked_call(x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
+                         seq_idx, cu_seqlens, dt_softplus, dt_limit,
+                         return_varlen_states)
+    lo, hi = call.dt_limit
     outputs: Tuple[Tensor, Tensor, Tensor] = _chunk_scan_combined(
         x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states, seq_idx,
         cu_seqlens if return_varlen_states else None, bool(dt_softplus), lo, hi,
-        bool(return_varlen_states))
+        call.varlen)
     y, final_states, varlen_states = outputs
-    if return_varlen_states:
-        if return_final_states:
-            return y, final_states, varlen_states
-        return y, varlen_states
-    if return_final_states:
-        return y, final_states
-    return y
+    return _combined.select_outputs(y, final_states, varlen_states,
+                                    return_final_states, return_varlen_states)
