@@ -11,12 +11,17 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/thread.h"
 
+#include <dlfcn.h>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -29,6 +34,50 @@ constexpr unsigned kKernelStackSize = 1u << 30;
 
 llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// One of MLIR's runtime libraries, opened once per process with
+/// RTLD_LOCAL. The ExecutionEngine's own loading (sharedLibPaths) opens them
+/// RTLD_GLOBAL, which puts their dependencies, the system's libLLVM and
+/// libMLIR, into the global scope; a library loaded later with its own LLVM
+/// inside (Triton's) then binds to those and crashes. So the project opens
+/// them privately and hands the JIT their symbols itself.
+struct RuntimeLibrary {
+  void *handle = nullptr;
+  /// What the library registers through __mlir_execution_engine_init (the
+  /// async runtime), beside its plain exported symbols.
+  llvm::StringMap<void *> registered;
+};
+
+llvm::Expected<const RuntimeLibrary *> openRuntimeLibrary(const char *path) {
+  static std::mutex mutex;
+  static llvm::StringMap<RuntimeLibrary> opened;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = opened.find(path);
+  if (found != opened.end())
+    return &found->second;
+  RuntimeLibrary library;
+  library.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!library.handle)
+    return error(llvm::Twine("cannot load ") + path + ": " + dlerror());
+  using InitFn = void (*)(llvm::StringMap<void *> &);
+  if (auto init = reinterpret_cast<InitFn>(
+          dlsym(library.handle, "__mlir_execution_engine_init")))
+    init(library.registered);
+  return &opened.try_emplace(path, std::move(library)).first->second;
+}
+
+/// The address of `name` in `libraries`, or null.
+void *lookupSymbol(llvm::ArrayRef<const RuntimeLibrary *> libraries,
+                   llvm::StringRef name) {
+  for (const RuntimeLibrary *library : libraries) {
+    auto registered = library->registered.find(name);
+    if (registered != library->registered.end())
+      return registered->second;
+    if (void *address = dlsym(library->handle, name.str().c_str()))
+      return address;
+  }
+  return nullptr;
 }
 } // namespace
 
@@ -62,27 +111,56 @@ ssd::compileForCpu(ModuleOp lowered, int32_t threads) {
   ExecutionEngineOptions options;
   options.transformer = optimize;
   // MLIR's runtime helpers (memrefCopy for non-contiguous copies, ...).
-  SmallVector<StringRef> libs;
+  SmallVector<const RuntimeLibrary *> libraries;
+  auto open = [&](const char *path) -> llvm::Error {
+    llvm::Expected<const RuntimeLibrary *> library = openRuntimeLibrary(path);
+    if (!library)
+      return library.takeError();
+    libraries.push_back(*library);
+    return llvm::Error::success();
+  };
 #ifdef SSD_MLIR_C_RUNNER_UTILS
   if (llvm::sys::fs::exists(SSD_MLIR_C_RUNNER_UTILS))
-    libs.push_back(SSD_MLIR_C_RUNNER_UTILS);
+    if (llvm::Error err = open(SSD_MLIR_C_RUNNER_UTILS))
+      return std::move(err);
 #endif
   if (threads > 0) {
 #ifdef SSD_MLIR_ASYNC_RUNTIME
     if (!llvm::sys::fs::exists(SSD_MLIR_ASYNC_RUNTIME))
       return error("threads > 0 needs " SSD_MLIR_ASYNC_RUNTIME);
-    libs.push_back(SSD_MLIR_ASYNC_RUNTIME);
+    if (llvm::Error err = open(SSD_MLIR_ASYNC_RUNTIME))
+      return std::move(err);
 #else
     return error("threads > 0: MLIR's async runtime library was not found "
                  "when the project was built");
 #endif
   }
-  options.sharedLibPaths = libs;
+  // The functions the module declares but does not define, and the float
+  // conversions LLVM's code generator calls for bf16 (the C runner
+  // utilities' dependency libmlir_float16_utils defines them), found in
+  // those libraries; the rest (libc's, libgcc's) the JIT finds in the
+  // process.
+  llvm::SmallVector<std::string> wanted = {"__truncsfbf2", "__truncdfbf2"};
+  lowered.walk([&](LLVM::LLVMFuncOp func) {
+    if (func.isExternal())
+      wanted.push_back(func.getName().str());
+  });
+  llvm::SmallVector<std::pair<std::string, void *>> symbols;
+  for (const std::string &name : wanted)
+    if (void *address = lookupSymbol(libraries, name))
+      symbols.emplace_back(name, address);
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
       ExecutionEngine::create(lowered, options);
   if (!engine)
     return error("JIT compilation failed: " +
                  llvm::toString(engine.takeError()));
+  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    for (const auto &[name, address] : symbols)
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    return map;
+  });
   return std::move(*engine);
 }
 

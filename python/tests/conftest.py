@@ -3,23 +3,6 @@
 import pytest
 
 
-def _import_triton_first():
-    # Known crash (see test_numpy.py::test_triton_imported_after_a_cpu_kernel):
-    # libSSDCAPI's CPU JIT loads MLIR's c_runner_utils with RTLD_GLOBAL,
-    # which puts the system libLLVM's symbols in the global scope; Triton's
-    # libtriton.so, with its own LLVM linked in, then binds its static
-    # initialisers to them and segfaults when imported. torch imports
-    # Triton lazily (torch._dynamo, on the op's first call), so a test file
-    # that runs a CPU kernel before one that calls the torch op would crash
-    # the whole run: import Triton first where it is installed.
-    try:
-        import triton  # noqa: F401
-    except Exception:
-        pass
-
-
-_import_triton_first()
-
 # The combined op with every optional input a non-varlen call takes.
 COMBINED = """
 func.func @ssd(%x: tensor<1x64x2x4xf32>, %dt: tensor<1x64x2xf32>,

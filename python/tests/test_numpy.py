@@ -488,12 +488,11 @@ def test_imports_and_runs_without_torch():
     assert done.stdout.strip() == "ok"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known crash: after a CPU kernel has run, importing Triton (torch._dynamo "
-    "imports it) segfaults in llvm::cl::Option::addArgument, since the JIT "
-    "loads c_runner_utils (and so libLLVM) RTLD_GLOBAL and libtriton.so's own "
-    "LLVM binds to it; conftest.py imports Triton first"))
 def test_triton_imported_after_a_cpu_kernel():
+    # Regression: the CPU JIT once loaded MLIR's c_runner_utils RTLD_GLOBAL,
+    # which put the system libLLVM into the global scope; importing Triton
+    # (torch._dynamo does) afterwards then crashed in libtriton.so's own LLVM.
+    # lib/CpuJit opens the runtime libraries RTLD_LOCAL now.
     pytest.importorskip("triton")
     script = textwrap.dedent("""
         import numpy as np
