@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the build and the test suites need and is missing: the
-# Debian packages (LLVM/MLIR 22, build tools, GoogleTest) and the Python
+# Debian packages (LLVM/MLIR 22, build tools, GoogleTest, cxxopts) and the Python
 # packages. Safe to run again; it installs only what is absent.
 set -euo pipefail
 
 APT_PACKAGES=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   cmake ninja-build g++ libgtest-dev
+  libcxxopts-dev  # cxxopts.hpp: the flag parsing of ssd-run and ssd-make-case
   libasan8 libubsan1  # the sanitizer runtimes of make check-sanitizers
 )
 PIP_PACKAGES=(pytest numpy)

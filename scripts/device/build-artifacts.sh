@@ -12,6 +12,9 @@
 #                                      size, dtype
 #   OUT_DIR/mamba2-<variant>-q<Q>-bf16/   the Mamba-2 2.7B layer (benchmark, long case),
 #                                      the same four variants
+#   OUT_DIR/include/cxxopts.hpp        the flag parser ssd-run is built with
+#                                      (the GPU machine has no apt): run-gpu-suite.sh
+#                                      configures with -DSSD_CXXOPTS_INCLUDE_DIR=OUT_DIR/include
 #   OUT_DIR/manifest.txt               what was built, by which commit
 #
 #   scripts/device/build-artifacts.sh [OUT_DIR] [BUILD_DIR] [GOLDEN_DIR]
@@ -36,6 +39,13 @@ built=0
 variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-tma}
 mkdir -p "$out/golden" "$out/tile-products"
 for variant in $variants; do mkdir -p "$out/golden-art/$variant"; done
+
+# cxxopts.hpp (Debian's libcxxopts-dev), one header: the one this build found.
+cxxopts_dir=$(sed -n 's/^SSD_CXXOPTS_INCLUDE_DIR:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)
+[ -f "$cxxopts_dir/cxxopts.hpp" ] || cxxopts_dir=/usr/include
+mkdir -p "$out/include"
+cp "$cxxopts_dir/cxxopts.hpp" "$out/include/cxxopts.hpp" ||
+  { echo "FAIL: no cxxopts.hpp to carry (apt-get install libcxxopts-dev)"; status=1; }
 
 # The layer flags of a case folder, as ssd-run derives them (LayerSpec).
 case_flags() {

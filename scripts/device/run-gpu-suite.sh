@@ -63,8 +63,17 @@ head -n 3 "$art/manifest.txt" | tee -a "$log"
 
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
+# ssd-run's flag parser (cxxopts.hpp): the copy build-artifacts.sh carries,
+# as this machine has no apt, for this configure and run-on-device.sh's (the
+# environment variable); a system one where the copy is absent.
+cxxopts=()
+if [ -f "$art/include/cxxopts.hpp" ]; then
+  export SSD_CXXOPTS_INCLUDE_DIR
+  SSD_CXXOPTS_INCLUDE_DIR=$(cd "$art/include" && pwd)
+  cxxopts=(-DSSD_CXXOPTS_INCLUDE_DIR="$SSD_CXXOPTS_INCLUDE_DIR")
+fi
 run_step configure cmake -S "$src" -B "$build" "${generator[@]}" \
-  -DSSD_BUILD_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release || true
+  -DSSD_BUILD_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release "${cxxopts[@]}" || true
 run_step build cmake --build "$build" -j "$(nproc)"
 run_step runtime-unit-tests ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
 run_step runtime-smoke "$src/test/Runtime/device/run-on-device.sh" /tmp/ssd-rt-smoke

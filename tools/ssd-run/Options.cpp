@@ -1,8 +1,11 @@
 //===- Options.cpp - ssd-run's command line -------------------------------===//
 #include "Options.h"
 
-#include <cstdlib>
+#include "CommandLine.h"
+
+#include <cstdint>
 #include <filesystem>
+#include <tuple>
 
 using namespace ssd;
 using ssd::rt::Expected;
@@ -37,6 +40,9 @@ expected outputs prints the error of each against the bound.
                       of the compiled code (with the same input rounding)
   --emit-mlir         print the module built for the case and stop
   --emit-lowered      print the module after the CPU pipeline and stop
+  -h, --help          print this text
+
+A flag's value follows it (--out DIR) or joins it with '=' (--out=DIR).
 
 Exit status: 0 within bounds (or nothing to compare), 1 an output over its
 bound, 2 bad flags, malformed case or unavailable backend, 3 compilation or
@@ -62,100 +68,87 @@ static Expected<DType> parseKind(const std::string &flag,
                     (allowBF16 ? "f32, bf16 or f16" : "f32 or f16") + ")");
 }
 
-/// Parses a decimal integer; false on anything else.
-static bool parseInteger(const std::string &text, int64_t &out) {
-  if (text.empty())
-    return false;
-  char *end = nullptr;
-  long long v = std::strtoll(text.c_str(), &end, 10);
-  if (*end)
-    return false;
-  out = v;
-  return true;
-}
-
 Expected<RunOptions>
 ssd::parseRunOptions(const std::vector<std::string> &args) {
+  using cli::Flag;
+  Expected<cli::ParsedFlags> read = cli::parse({{"case", Flag::Value},
+                                                {"backend", Flag::Value},
+                                                {"chunk-size", Flag::Value},
+                                                {"dtype", Flag::Value},
+                                                {"state-dtype", Flag::Value},
+                                                {"out", Flag::Value},
+                                                {"artifact", Flag::Value},
+                                                {"repeat", Flag::Value},
+                                                {"threads", Flag::Value},
+                                                {"strategy", Flag::Value},
+                                                {"reference", Flag::Switch},
+                                                {"emit-mlir", Flag::Switch},
+                                                {"emit-lowered", Flag::Switch}},
+                                               args);
+  if (!read.ok())
+    return read.status();
+  const cli::ParsedFlags &flags = *read;
+
   RunOptions options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &arg = args[i];
-    if (arg == "-h" || arg == "--help") {
-      options.help = true;
-      continue;
-    }
-    if (arg == "--reference") {
-      options.reference = true;
-      continue;
-    }
-    if (arg == "--emit-mlir") {
-      options.emitMLIR = true;
-      continue;
-    }
-    if (arg == "--emit-lowered") {
-      options.emitLowered = true;
-      continue;
-    }
-    // --flag value or --flag=value
-    size_t eq = arg.find('=');
-    std::string flag = arg.substr(0, eq);
-    if (flag != "--case" && flag != "--backend" && flag != "--chunk-size" &&
-        flag != "--dtype" && flag != "--state-dtype" && flag != "--out" &&
-        flag != "--artifact" && flag != "--repeat" && flag != "--threads" &&
-        flag != "--strategy")
-      return usageError("unknown argument '" + arg + "'");
-    std::string value;
-    if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-    } else {
-      if (i + 1 >= args.size())
-        return usageError(flag + " needs a value");
-      value = args[++i];
-    }
-    if (flag == "--case") {
-      options.caseDir = value;
-    } else if (flag == "--out") {
-      options.outDir = value;
-    } else if (flag == "--strategy") {
-      if (value != "unfused" && value != "fused")
-        return usageError("--strategy: unknown strategy '" + value +
-                          "' (expected unfused or fused)");
-      options.strategy = value;
-    } else if (flag == "--artifact") {
-      options.artifactDir = value;
-    } else if (flag == "--backend") {
-      if (value != "cpu" && value != "gpu")
-        return usageError("--backend: unknown backend '" + value +
-                          "' (expected cpu or gpu)");
-      options.backend = value;
-    } else if (flag == "--chunk-size") {
-      int64_t q;
-      if (!parseInteger(value, q) || q <= 0 || (q & (q - 1)) != 0)
-        return usageError("--chunk-size: '" + value +
-                          "' is not a positive power of two");
-      // The chunk-local matrices grow with Q^2; beyond this they only cost.
-      if (q > kMaxChunkSize)
-        return usageError("--chunk-size: " + value + " is over the maximum " +
-                          std::to_string(kMaxChunkSize));
-      options.config.chunkSize = q;
-    } else if (flag == "--repeat" || flag == "--threads") {
-      int64_t n;
-      int64_t lowest = flag == "--repeat" ? 1 : 0;
-      if (!parseInteger(value, n) || n < lowest || n > 1000)
-        return usageError(flag + ": '" + value + "' is not an integer in [" +
-                          std::to_string(lowest) + ", 1000]");
-      (flag == "--repeat" ? options.config.repeat : options.config.threads) = n;
-    } else if (flag == "--dtype") {
-      Expected<DType> kind = parseKind(flag, value, true);
-      if (!kind.ok())
-        return kind.status();
-      options.config.dtype = *kind;
-    } else {
-      Expected<DType> kind = parseKind(flag, value, false);
-      if (!kind.ok())
-        return kind.status();
-      options.config.stateDtype = *kind;
-    }
+  options.help = flags.on("help");
+  options.reference = flags.on("reference");
+  options.emitMLIR = flags.on("emit-mlir");
+  options.emitLowered = flags.on("emit-lowered");
+  options.caseDir = flags.value("case");
+  options.outDir = flags.value("out");
+  options.artifactDir = flags.value("artifact");
+  if (flags.has("strategy")) {
+    std::string value = flags.value("strategy");
+    if (value != "unfused" && value != "fused")
+      return usageError("--strategy: unknown strategy '" + value +
+                        "' (expected unfused or fused)");
+    options.strategy = value;
   }
+  if (flags.has("backend")) {
+    std::string value = flags.value("backend");
+    if (value != "cpu" && value != "gpu")
+      return usageError("--backend: unknown backend '" + value +
+                        "' (expected cpu or gpu)");
+    options.backend = value;
+  }
+  if (flags.has("chunk-size")) {
+    std::string value = flags.value("chunk-size");
+    Expected<int64_t> q =
+        cli::toInteger("--chunk-size", value, INT64_MIN, INT64_MAX);
+    if (!q.ok() || *q <= 0 || (*q & (*q - 1)) != 0)
+      return usageError("--chunk-size: '" + value +
+                        "' is not a positive power of two");
+    // The chunk-local matrices grow with Q^2; beyond this they only cost.
+    if (*q > kMaxChunkSize)
+      return usageError("--chunk-size: " + value + " is over the maximum " +
+                        std::to_string(kMaxChunkSize));
+    options.config.chunkSize = *q;
+  }
+  for (auto [flag, lowest, field] :
+       {std::tuple{"repeat", int64_t(1), &options.config.repeat},
+        std::tuple{"threads", int64_t(0), &options.config.threads}}) {
+    if (!flags.has(flag))
+      continue;
+    Expected<int64_t> n = cli::toInteger(std::string("--") + flag,
+                                         flags.value(flag), lowest, 1000);
+    if (!n.ok())
+      return n.status();
+    *field = *n;
+  }
+  if (flags.has("dtype")) {
+    Expected<DType> kind = parseKind("--dtype", flags.value("dtype"), true);
+    if (!kind.ok())
+      return kind.status();
+    options.config.dtype = *kind;
+  }
+  if (flags.has("state-dtype")) {
+    Expected<DType> kind =
+        parseKind("--state-dtype", flags.value("state-dtype"), false);
+    if (!kind.ok())
+      return kind.status();
+    options.config.stateDtype = *kind;
+  }
+
   if (!options.help && options.caseDir.empty())
     return usageError("--case DIR is required");
   if (options.emitMLIR && options.emitLowered)

@@ -6,116 +6,185 @@
 // without shared data or numpy.
 //
 //===----------------------------------------------------------------------===//
+#include "CommandLine.h"
+
 #include "ssd/Reference/Reference.h"
 #include "ssd/Support/Case.h"
 #include "ssd/Support/RandomCase.h"
 
-#include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 using namespace ssd;
-namespace cl = llvm::cl;
+using ssd::rt::Expected;
+using ssd::rt::Status;
 
-static cl::OptionCategory caseCategory("ssd-make-case options");
+static const char *usage() {
+  return R"(usage: ssd-make-case -o DIR [--name NAME] [--batch B] [--seqlen L]
+                     [--nheads H] [--headdim P] [--ngroups G] [--dstate N]
+                     [--seed S] [--features F,...] [--dt-limit LO,HI]
+                     [--seq-idx-cuts T,...] [--cu-seqlens S,...]
+                     [--a-range LO,HI] [--dt-range LO,HI] [--no-expected]
 
-static cl::opt<std::string> outDir("o", cl::desc("output case folder"),
-                                   cl::value_desc("DIR"), cl::Required,
-                                   cl::cat(caseCategory));
-static cl::opt<std::string> name("name",
-                                 cl::desc("case name (default: random)"),
-                                 cl::init("random"), cl::cat(caseCategory));
-static cl::opt<int64_t> batch("batch", cl::init(1), cl::cat(caseCategory));
-static cl::opt<int64_t> seqlen("seqlen", cl::init(64), cl::cat(caseCategory));
-static cl::opt<int64_t> nheads("nheads", cl::init(2), cl::cat(caseCategory));
-static cl::opt<int64_t> headdim("headdim", cl::init(4), cl::cat(caseCategory));
-static cl::opt<int64_t> ngroups("ngroups", cl::init(1), cl::cat(caseCategory));
-static cl::opt<int64_t> dstate("dstate", cl::init(8), cl::cat(caseCategory));
-static cl::opt<uint64_t> seed("seed", cl::init(0), cl::cat(caseCategory));
-static cl::list<std::string> features(
-    "features", cl::CommaSeparated,
-    cl::desc("optional inputs: D,Dhp,z,dt_bias,softplus,initial_states"),
-    cl::cat(caseCategory));
-static cl::list<double> dtLimit("dt-limit", cl::CommaSeparated,
-                                cl::desc("LO,HI clamp of the processed dt"),
-                                cl::cat(caseCategory));
-static cl::list<int64_t> seqIdxCuts("seq-idx-cuts", cl::CommaSeparated,
-                                    cl::desc("tokens where seq_idx increments"),
-                                    cl::cat(caseCategory));
-static cl::list<int32_t> cuSeqlens("cu-seqlens", cl::CommaSeparated,
-                                   cl::desc("cu_seqlens (selects varlen)"),
-                                   cl::cat(caseCategory));
-static cl::list<double> aRange("a-range", cl::CommaSeparated,
-                               cl::desc("LO,HI range of A (default -4,-0.5)"),
-                               cl::cat(caseCategory));
-static cl::list<double> dtRange("dt-range", cl::CommaSeparated,
-                                cl::desc("LO,HI range of the (softplus'd) dt"),
-                                cl::cat(caseCategory));
-static cl::opt<bool>
-    noExpected("no-expected", cl::desc("do not write y.npy, final_states.npy"),
-               cl::cat(caseCategory));
+Writes a case folder in the golden format with deterministic random inputs
+and, unless --no-expected, the expected outputs computed by the independent
+reference recurrence.
+
+  -o DIR               the case folder to write
+  --name NAME          the case name (default random)
+  --batch B            sequences (default 1)
+  --seqlen L           tokens per sequence (default 64)
+  --nheads H           heads (default 2)
+  --headdim P          channels per head (default 4)
+  --ngroups G          groups of B and C (default 1)
+  --dstate N           state size (default 8)
+  --seed S             seed of the random inputs (default 0)
+  --features F,...     optional inputs: D, Dhp, z, dt_bias, softplus,
+                       initial_states
+  --dt-limit LO,HI     clamp of the processed dt
+  --seq-idx-cuts T,... tokens where seq_idx increments
+  --cu-seqlens S,...   cu_seqlens (selects varlen; batch 1)
+  --a-range LO,HI      range of A (default -4,-0.5)
+  --dt-range LO,HI     range of the (softplus'd) dt (default 0.01,0.5)
+  --no-expected        do not write y.npy and final_states.npy
+  -h, --help           print this text
+
+A flag's value follows it (--seqlen 128) or joins it with '='
+(--seqlen=128); the single-dash spellings (-seqlen 128, -o=DIR) are read
+too. The lists are comma-separated and add up when a flag is repeated.
+
+Exit status: 0 written, 2 bad flags or sizes, or the case cannot be written.
+)";
+}
 
 /// The most elements one tensor of a generated case may hold (1 GiB of
 /// float32).
 static constexpr int64_t kMaxCaseElements = int64_t(1) << 28;
 
-static int fail(const llvm::Twine &message) {
-  llvm::errs() << "ssd-make-case: error: " << message << "\n";
+static int fail(const std::string &message) {
+  std::cerr << "ssd-make-case: error: " << message << "\n";
   return 2;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(caseCategory);
-  // Flag errors exit with 2, as in ssd-run and ssd-compile (cl's own exit
-  // status would be 1).
-  if (!cl::ParseCommandLineOptions(argc, argv,
-                                   "write a random SSD case folder\n",
-                                   &llvm::errs()))
-    return 2;
-
+/// The case options of the command line; errors name the flag.
+static Expected<RandomCaseOptions> caseOptions(const cli::ParsedFlags &flags) {
   RandomCaseOptions o;
-  o.batch = batch;
-  o.seqlen = seqlen;
-  o.nheads = nheads;
-  o.headdim = headdim;
-  o.ngroups = ngroups;
-  o.dstate = dstate;
-  o.seed = seed;
-  for (const std::string &feature : features) {
-    bool *flag = llvm::StringSwitch<bool *>(feature)
-                     .Case("D", &o.D)
-                     .Case("Dhp", &o.Dhp)
-                     .Case("z", &o.z)
-                     .Case("dt_bias", &o.dtBias)
-                     .Case("softplus", &o.softplus)
-                     .Case("initial_states", &o.initialStates)
-                     .Default(nullptr);
+  for (auto [flag, field] :
+       {std::pair{"batch", &o.batch}, std::pair{"seqlen", &o.seqlen},
+        std::pair{"nheads", &o.nheads}, std::pair{"headdim", &o.headdim},
+        std::pair{"ngroups", &o.ngroups}, std::pair{"dstate", &o.dstate}}) {
+    if (!flags.has(flag))
+      continue;
+    Expected<int64_t> n = cli::toInteger(cli::spelling(flag), flags.value(flag),
+                                         INT64_MIN, INT64_MAX);
+    if (!n.ok())
+      return n.status();
+    *field = *n;
+  }
+  if (flags.has("seed")) {
+    Expected<uint64_t> seed = cli::toUnsigned("--seed", flags.value("seed"));
+    if (!seed.ok())
+      return seed.status();
+    o.seed = *seed;
+  }
+  for (const std::string &feature : flags.list("features")) {
+    bool *flag = feature == "D"                ? &o.D
+                 : feature == "Dhp"            ? &o.Dhp
+                 : feature == "z"              ? &o.z
+                 : feature == "dt_bias"        ? &o.dtBias
+                 : feature == "softplus"       ? &o.softplus
+                 : feature == "initial_states" ? &o.initialStates
+                                               : nullptr;
     if (!flag)
-      return fail("--features: unknown feature '" + feature + "'");
+      return Status::error("--features: unknown feature '" + feature +
+                           "' (expected D, Dhp, z, dt_bias, softplus or "
+                           "initial_states)");
     *flag = true;
   }
-  auto pair = [](cl::list<double> &list, const char *flag, double &lo,
-                 double &hi) -> bool {
-    if (list.empty())
-      return true;
-    if (list.size() != 2) {
-      fail(llvm::Twine(flag) + " needs LO,HI");
-      return false;
+  for (auto [flag, lo, hi] :
+       {std::tuple{"dt-limit", &o.dtLimitLo, &o.dtLimitHi},
+        std::tuple{"a-range", &o.aMin, &o.aMax},
+        std::tuple{"dt-range", &o.dtMin, &o.dtMax}}) {
+    if (!flags.has(flag))
+      continue;
+    std::vector<std::string> items = flags.list(flag);
+    std::string given;
+    for (const std::string &item : items)
+      given += (given.empty() ? "" : ",") + item;
+    if (items.size() != 2)
+      return Status::error(cli::spelling(flag) + " needs LO,HI, got '" + given +
+                           "'");
+    for (auto [text, field] :
+         {std::pair{items[0], lo}, std::pair{items[1], hi}}) {
+      Expected<double> v = cli::toDouble(cli::spelling(flag), text);
+      if (!v.ok())
+        return v.status();
+      *field = *v;
     }
-    lo = list[0];
-    hi = list[1];
-    return true;
-  };
-  if (!pair(dtLimit, "--dt-limit", o.dtLimitLo, o.dtLimitHi) ||
-      !pair(aRange, "--a-range", o.aMin, o.aMax) ||
-      !pair(dtRange, "--dt-range", o.dtMin, o.dtMax))
+  }
+  for (const std::string &cut : flags.list("seq-idx-cuts")) {
+    Expected<int64_t> v =
+        cli::toInteger("--seq-idx-cuts", cut, INT64_MIN, INT64_MAX);
+    if (!v.ok())
+      return v.status();
+    o.seqIdxCuts.push_back(*v);
+  }
+  for (const std::string &length : flags.list("cu-seqlens")) {
+    Expected<int64_t> v =
+        cli::toInteger("--cu-seqlens", length, INT32_MIN, INT32_MAX);
+    if (!v.ok())
+      return v.status();
+    o.cuSeqlens.push_back(int32_t(*v));
+  }
+  return o;
+}
+
+int main(int argc, char **argv) {
+  using cli::Flag;
+  cli::Syntax syntax;
+  // The flags keep llvm::cl's spellings, which this tool used to read.
+  syntax.singleDashLong = true;
+  Expected<cli::ParsedFlags> read =
+      cli::parse({{"o", Flag::Value},
+                  {"name", Flag::Value},
+                  {"batch", Flag::Value},
+                  {"seqlen", Flag::Value},
+                  {"nheads", Flag::Value},
+                  {"headdim", Flag::Value},
+                  {"ngroups", Flag::Value},
+                  {"dstate", Flag::Value},
+                  {"seed", Flag::Value},
+                  {"features", Flag::List},
+                  {"dt-limit", Flag::List},
+                  {"seq-idx-cuts", Flag::List},
+                  {"cu-seqlens", Flag::List},
+                  {"a-range", Flag::List},
+                  {"dt-range", Flag::List},
+                  {"no-expected", Flag::Switch}},
+                 std::vector<std::string>(argv + 1, argv + argc), syntax);
+  // Flag errors exit with 2, as in ssd-run and ssd-compile.
+  if (!read.ok()) {
+    std::cerr << "ssd-make-case: error: " << read.message() << "\n" << usage();
     return 2;
-  o.seqIdxCuts.assign(seqIdxCuts.begin(), seqIdxCuts.end());
-  o.cuSeqlens.assign(cuSeqlens.begin(), cuSeqlens.end());
+  }
+  const cli::ParsedFlags &flags = *read;
+  if (flags.on("help")) {
+    std::cout << usage();
+    return 0;
+  }
+  std::string outDir = flags.value("o");
+  if (outDir.empty()) {
+    std::cerr << "ssd-make-case: error: -o DIR is required\n" << usage();
+    return 2;
+  }
+  Expected<RandomCaseOptions> options = caseOptions(flags);
+  if (!options.ok())
+    return fail(options.message());
+  RandomCaseOptions &o = *options;
 
   if (o.batch <= 0 || o.seqlen <= 0 || o.nheads <= 0 || o.headdim <= 0 ||
       o.ngroups <= 0 || o.dstate <= 0)
@@ -123,27 +192,27 @@ int main(int argc, char **argv) {
   // The case is built in memory: refuse sizes whose tensors cannot be, with
   // the tensor and its element count, instead of failing an allocation.
   for (auto [tensor, dims] :
-       {std::pair{"x", std::vector<int64_t>{o.batch, o.seqlen, o.nheads,
-                                            o.headdim}},
-        std::pair{"B", std::vector<int64_t>{o.batch, o.seqlen, o.ngroups,
-                                            o.dstate}},
+       {std::pair{"x",
+                  std::vector<int64_t>{o.batch, o.seqlen, o.nheads, o.headdim}},
+        std::pair{"B",
+                  std::vector<int64_t>{o.batch, o.seqlen, o.ngroups, o.dstate}},
         std::pair{"final_states", std::vector<int64_t>{o.batch, o.nheads,
                                                        o.headdim, o.dstate}}}) {
     int64_t elements = 1;
     for (int64_t d : dims)
       if (__builtin_mul_overflow(elements, d, &elements) ||
           elements > kMaxCaseElements)
-        return fail(llvm::Twine("sizes too large: ") + tensor +
-                    " would hold more than " + llvm::Twine(kMaxCaseElements) +
-                    " elements");
+        return fail(std::string("sizes too large: ") + tensor +
+                    " would hold more than " +
+                    std::to_string(kMaxCaseElements) + " elements");
   }
   SSDCase c = makeRandomCase(o);
-  c.name = name;
+  c.name = flags.value("name", "random");
   c.note = "random case written by ssd-make-case (seed " +
-           std::to_string(seed) + ")";
+           std::to_string(o.seed) + ")";
   if (artifact::Status s = validateCase(c, outDir); !s.ok())
     return fail(s.message());
-  if (!noExpected) {
+  if (!flags.on("no-expected")) {
     ReferenceResult r = runReference(c);
     c.expectedY.shape = c.tokenShape();
     c.expectedY.data.assign(r.y.begin(), r.y.end());
