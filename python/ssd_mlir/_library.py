@@ -73,10 +73,6 @@ RUNTIME = Library(
     beside_env=CAPI.env,
 )
 
-# Kept for callers of the earlier module-level names.
-LIBRARY_ENV = CAPI.env
-LIBRARY_NAME = CAPI.file_name
-
 
 def _in(folder_or_file: str, library: Library) -> pathlib.Path:
     path = pathlib.Path(folder_or_file).expanduser()

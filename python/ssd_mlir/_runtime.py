@@ -16,9 +16,6 @@ from typing import Any
 from . import _library
 from ._layer import DTYPE_CODES
 
-RUNTIME_ENV = _library.RUNTIME.env
-RUNTIME_NAME = _library.RUNTIME.file_name
-
 
 class RuntimeError_(RuntimeError):
     """The runtime refused or failed a call; the message is its own."""
