@@ -4,14 +4,14 @@ BUILD_DIR ?= build
 PYTHON ?= python3
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
 
-.PHONY: demo test deps build check-lit check-python check-runtime-only check-fuzz \
+.PHONY: demo test deps build check-lit check-python check-wheel check-runtime-only check-fuzz \
 	check-property check-sanitizers check-consumer clean
 
 demo: build
 	./scripts/demo.sh
 
 test: build
-	$(MAKE) check-lit check-python check-runtime-only check-fuzz check-property \
+	$(MAKE) check-lit check-python check-wheel check-runtime-only check-fuzz check-property \
 	  check-sanitizers check-consumer
 
 deps:
@@ -34,6 +34,15 @@ check-python:
 	SSD_MLIR_LIB=$(abspath $(BUILD_DIR))/lib $(PYTHON) -m pytest -q python/tests
 	$(PYTHON) -m mypy --strict --config-file python/pyproject.toml \
 	  --cache-dir python/.mypy_cache python/ssd_mlir
+
+# The platform wheel (python/README.md): built from this build with the
+# package's backend (pip wheel ./python -C ssd-mlir-build=BUILD), its contents
+# checked (unzip -l: the libraries, the py3-none-<platform> tag, RUNPATH
+# $ORIGIN, RECORD), installed into a fresh venv and smoke-tested there
+# without $SSD_MLIR_LIB (scripts/wheel/smoke.py: version, parse and verify,
+# a pipeline, a CPU layer against the reference). About 20 s.
+check-wheel:
+	$(PYTHON) scripts/wheel/check_wheel.py --build $(BUILD_DIR) --work $(BUILD_DIR)/wheel
 
 # The runtime alone, as a GPU machine without LLVM/MLIR builds it.
 check-runtime-only:

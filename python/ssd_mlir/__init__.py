@@ -1,7 +1,8 @@
 """SSD-MLIR from Python: parse, verify and transform IR of the ssd dialect.
 
-A thin ctypes layer over libSSDCAPI.so (found through $SSD_MLIR_LIB or the
-repository's build/lib), loaded when the first Context is created.
+A thin ctypes layer over libSSDCAPI.so (found through $SSD_MLIR_LIB, in the
+package's _lib/ folder where the platform wheel put it, or in the repository's
+build/lib: see _library), loaded when the first Context is created.
 
 ssd_mlir.torch (imported on first use, since it needs PyTorch) holds the
 drop-in for mamba_ssm's mamba_chunk_scan_combined; ssd_mlir.numpy (likewise,

@@ -7,7 +7,6 @@ by value; MlirStringRef is a (data, length) pair.
 from __future__ import annotations
 
 import ctypes
-import threading
 from typing import Any
 
 from . import _library
@@ -119,31 +118,15 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "mlirPassManagerRunOnOp": (MlirLogicalResult, [MlirPassManager, MlirOperation]),
 }
 
-_lock = threading.Lock()
-_lib: ctypes.CDLL | None = None
-
-
+@_library.once
 def lib() -> ctypes.CDLL:
     """The loaded library, its prototypes declared and its passes registered."""
-    global _lib
-    with _lock:
-        if _lib is None:
-            loaded = _library.load()
-            for name, (restype, argtypes) in _PROTOTYPES.items():
-                try:
-                    function = getattr(loaded, name)
-                except AttributeError:
-                    raise _library.LibraryNotFoundError(
-                        f"{loaded._name} lacks the C API function {name}; "
-                        "it is not (a current build of) libSSDCAPI"
-                    ) from None
-                function.restype = restype
-                function.argtypes = argtypes
-            # Pipelines name passes through MLIR's global registry.
-            loaded.mlirRegisterAllPasses()
-            loaded.ssdRegisterAllPasses()
-            _lib = loaded
-        return _lib
+    loaded = _library.load(_library.CAPI)
+    _library.declare(loaded, _PROTOTYPES, "the MLIR and SSD-MLIR C API")
+    # Pipelines name passes through MLIR's global registry.
+    loaded.mlirRegisterAllPasses()
+    loaded.ssdRegisterAllPasses()
+    return loaded
 
 
 class StringCollector:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -147,27 +146,12 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
                                          ctypes.c_void_p]),
 }
 
-_lock = threading.Lock()
-_lib: ctypes.CDLL | None = None
-
-
+@_library.once
 def lib() -> ctypes.CDLL:
     """libSSDCAPI with the layer functions declared."""
-    global _lib
-    with _lock:
-        if _lib is None:
-            loaded = _capi.lib()
-            for name, (restype, argtypes) in _PROTOTYPES.items():
-                try:
-                    function = getattr(loaded, name)
-                except AttributeError:
-                    raise _library.LibraryNotFoundError(
-                        f"{loaded._name} lacks {name} (ssd-c/Layer.h); rebuild "
-                        "it (ninja -C build SSDCAPI)") from None
-                function.restype = restype
-                function.argtypes = argtypes
-            _lib = loaded
-        return _lib
+    loaded = _capi.lib()
+    _library.declare(loaded, _PROTOTYPES, "ssd-c/Layer.h")
+    return loaded
 
 
 def _call(function: Any, *args: Any) -> None:

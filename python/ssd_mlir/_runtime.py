@@ -2,25 +2,19 @@
 workspace and launch it on a CUDA stream.
 
 The runtime needs no MLIR: a GPU machine builds it alone
-(cmake -DSSD_BUILD_COMPILER=OFF) and points $SSD_MLIR_RUNTIME_LIB at it.
+(cmake -DSSD_BUILD_COMPILER=OFF) and points $SSD_MLIR_RUNTIME_LIB at it;
+_library says where else it is looked for.
 """
 
 from __future__ import annotations
 
 import ctypes
-import os
-import pathlib
-import sys
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import _library
 from ._layer import DTYPE_CODES
-from ._library import LIBRARY_ENV, LibraryNotFoundError
-
-RUNTIME_ENV = "SSD_MLIR_RUNTIME_LIB"
-RUNTIME_NAME = "libSSDRuntime.dylib" if sys.platform == "darwin" else "libSSDRuntime.so"
 
 
 class RuntimeError_(RuntimeError):
@@ -64,54 +58,12 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
         ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]),
 }
 
-_lock = threading.Lock()
-_lib: ctypes.CDLL | None = None
-
-
-def _candidates() -> list[tuple[pathlib.Path, str]]:
-    configured = os.environ.get(RUNTIME_ENV)
-    if configured:
-        path = pathlib.Path(configured).expanduser()
-        return [(path / RUNTIME_NAME if path.is_dir() else path, f"${RUNTIME_ENV}")]
-    found = []
-    capi = os.environ.get(LIBRARY_ENV)
-    if capi:
-        # The runtime is built beside libSSDCAPI.
-        path = pathlib.Path(capi).expanduser()
-        folder = path if path.is_dir() else path.parent
-        found.append((folder / RUNTIME_NAME, f"beside ${LIBRARY_ENV}"))
-    repo = pathlib.Path(__file__).resolve().parent.parent.parent
-    found.append((repo / "build" / "lib" / RUNTIME_NAME, "the repository's build/lib"))
-    return found
-
-
+@_library.once
 def lib() -> ctypes.CDLL:
     """The loaded runtime library, its prototypes declared."""
-    global _lib
-    with _lock:
-        if _lib is not None:
-            return _lib
-        looked = []
-        for path, origin in _candidates():
-            if not path.is_file():
-                looked.append(f"{path} ({origin}): no such file")
-                continue
-            try:
-                loaded = ctypes.CDLL(str(path))
-            except OSError as error:
-                looked.append(f"{path} ({origin}): {error}")
-                continue
-            for name, (restype, argtypes) in _PROTOTYPES.items():
-                function = getattr(loaded, name)
-                function.restype = restype
-                function.argtypes = argtypes
-            _lib = loaded
-            return _lib
-        raise LibraryNotFoundError(
-            f"cannot load {RUNTIME_NAME}, the SSD-MLIR runtime.\n  "
-            + "\n  ".join(looked)
-            + f"\nBuild it (cmake -S . -B build-rt -DSSD_BUILD_COMPILER=OFF && "
-            f"cmake --build build-rt) and set {RUNTIME_ENV} to build-rt/lib.")
+    loaded = _library.load(_library.RUNTIME)
+    _library.declare(loaded, _PROTOTYPES, "ssd-c/Runtime.h")
+    return loaded
 
 
 def _check(error: int | None) -> None:

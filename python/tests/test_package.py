@@ -35,3 +35,17 @@ def test_typing_marker_ships_with_the_package(configuration):
     marker = pathlib.Path(ssd_mlir.__file__).parent / "py.typed"
     assert marker.is_file()
     assert "py.typed" in configuration["tool"]["setuptools"]["package-data"]["ssd_mlir"]
+
+
+def test_build_backend_bundles_what_the_loader_looks_for():
+    """The platform wheel's backend puts the libraries where _library looks."""
+    import importlib.util
+
+    from ssd_mlir import _library
+
+    path = PACKAGE_ROOT / "_backend" / "ssd_mlir_backend.py"
+    spec = importlib.util.spec_from_file_location("ssd_mlir_backend", path)
+    backend = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(backend)
+    assert backend.BUNDLED == f"ssd_mlir/{_library.BUNDLED_DIR.name}"
+    assert set(backend.ROOTS) == {_library.CAPI.file_name, _library.RUNTIME.file_name}
