@@ -42,7 +42,9 @@ def test_runtime_beside_the_c_api_comes_before_bundled(bundled, tmp_path, monkey
     assert paths[1] == (bundled / "libSSDRuntime.so", "bundled with the package")
 
 
-def test_error_names_every_place(bundled):
+def test_error_names_every_place(bundled, tmp_path, monkeypatch):
+    # Not from a checkout: its build/lib may hold the library.
+    monkeypatch.setattr(_library, "_REPOSITORY", tmp_path)
     with pytest.raises(_library.LibraryNotFoundError) as raised:
         _library.load(_library.RUNTIME)
     message = str(raised.value)
