@@ -9,7 +9,6 @@ that the JIT compiles one kernel per (features, dtype).
 
 from __future__ import annotations
 
-import inspect
 import math
 import os
 import pathlib
@@ -25,6 +24,7 @@ np = pytest.importorskip("numpy")  # the numpy extra
 import ssd_mlir  # noqa: E402
 from ssd_mlir import _combined, _layer  # noqa: E402
 from ssd_mlir.numpy import mamba_chunk_scan_combined  # noqa: E402
+from op_signature import assert_mamba_ssm_signature  # noqa: E402
 
 # The golden bounds (max|out - expected| / max|expected|), as for the torch op.
 BOUNDS = {np.float32: 1e-4, np.float16: 5e-3}
@@ -143,18 +143,7 @@ def test_lazy_attribute():
 
 
 def test_signature_is_mamba_ssms():
-    params = inspect.signature(mamba_chunk_scan_combined).parameters
-    assert list(params) == [
-        "x", "dt", "A", "B", "C", "chunk_size", "D", "z", "dt_bias",
-        "initial_states", "seq_idx", "cu_seqlens", "dt_softplus", "dt_limit",
-        "return_final_states", "return_varlen_states"]
-    defaults = {k: p.default for k, p in params.items()
-                if p.default is not inspect.Parameter.empty}
-    assert defaults == {
-        "D": None, "z": None, "dt_bias": None, "initial_states": None,
-        "seq_idx": None, "cu_seqlens": None, "dt_softplus": False,
-        "dt_limit": (0.0, math.inf), "return_final_states": False,
-        "return_varlen_states": False}
+    assert_mamba_ssm_signature(mamba_chunk_scan_combined)
 
 
 # Every optional input and flag, in each dtype numpy has, against the reference.

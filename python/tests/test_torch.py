@@ -1,7 +1,6 @@
 """ssd_mlir.torch on the CPU: signature, argument errors, numerics against
 the project's reference, the kernel cache, torch.compile and autograd."""
 
-import inspect
 import math
 
 import pytest
@@ -10,6 +9,7 @@ import torch
 import ssd_mlir
 from ssd_mlir import _layer
 from ssd_mlir.torch import layer_spec, mamba_chunk_scan_combined
+from op_signature import assert_mamba_ssm_signature
 from torch_cases import BOUNDS, make_inputs, reference, rel_error
 
 SHAPE = dict(batch=2, seqlen=37, nheads=4, headdim=4, ngroups=2, dstate=8)
@@ -24,18 +24,7 @@ def test_lazy_attribute():
 
 
 def test_signature_is_mamba_ssms():
-    params = inspect.signature(mamba_chunk_scan_combined).parameters
-    assert list(params) == [
-        "x", "dt", "A", "B", "C", "chunk_size", "D", "z", "dt_bias",
-        "initial_states", "seq_idx", "cu_seqlens", "dt_softplus", "dt_limit",
-        "return_final_states", "return_varlen_states"]
-    defaults = {k: p.default for k, p in params.items()
-                if p.default is not inspect.Parameter.empty}
-    assert defaults == {
-        "D": None, "z": None, "dt_bias": None, "initial_states": None,
-        "seq_idx": None, "cu_seqlens": None, "dt_softplus": False,
-        "dt_limit": (0.0, math.inf), "return_final_states": False,
-        "return_varlen_states": False}
+    assert_mamba_ssm_signature(mamba_chunk_scan_combined)
 
 
 def test_registered_as_custom_op():
