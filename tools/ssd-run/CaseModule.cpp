@@ -9,20 +9,6 @@
 using namespace mlir;
 using namespace ssd;
 
-static BufferKind bufferKind(DType kind) {
-  switch (kind) {
-  case DType::F32:
-    return BufferKind::F32;
-  case DType::BF16:
-    return BufferKind::BF16;
-  case DType::F16:
-    return BufferKind::F16;
-  default:
-    // RunConfig computes in F32, BF16 or F16 only (ssd-run's flags).
-    return BufferKind::F32;
-  }
-}
-
 std::vector<KernelArg> ssd::caseKernelArgs(const SSDCase &c,
                                            const RunConfig &config) {
   std::vector<KernelArg> args;
@@ -30,15 +16,15 @@ std::vector<KernelArg> ssd::caseKernelArgs(const SSDCase &c,
     KernelArg arg;
     arg.name = name;
     if (name == "seq_idx" || name == "cu_seqlens") {
-      arg.kind = BufferKind::I32;
+      arg.dtype = DType::I32;
       arg.shape = name == "seq_idx" ? c.seqIdx.shape : c.cuSeqlens.shape;
       args.push_back(std::move(arg));
       continue;
     }
     if (name == "x" || name == "B" || name == "C" || name == "z")
-      arg.kind = bufferKind(config.dtype);
+      arg.dtype = config.dtype;
     else if (name == "initial_states")
-      arg.kind = bufferKind(config.stateDtype);
+      arg.dtype = config.stateDtype;
     const FloatTensor *t = name == "x"         ? &c.x
                            : name == "dt"      ? &c.dt
                            : name == "A"       ? &c.A
@@ -51,9 +37,9 @@ std::vector<KernelArg> ssd::caseKernelArgs(const SSDCase &c,
     arg.shape = t->shape;
     args.push_back(std::move(arg));
   }
-  args.push_back({"y", c.tokenShape(), bufferKind(config.dtype), true});
+  args.push_back({"y", c.tokenShape(), config.dtype, true});
   args.push_back(
-      {"final_states", c.stateShape(), bufferKind(config.stateDtype), true});
+      {"final_states", c.stateShape(), config.stateDtype, true});
   return args;
 }
 

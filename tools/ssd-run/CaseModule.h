@@ -35,14 +35,12 @@ namespace ssd {
 /// `_mlir_ciface_ssd_case`.
 inline constexpr llvm::StringLiteral kCaseFunctionName = "ssd_case";
 
-/// The element type of a host buffer handed to the function.
-enum class BufferKind { F32, BF16, F16, I32 };
-
 /// One memref argument of the generated function.
 struct KernelArg {
   std::string name; ///< the input name of case.json, or y / final_states
   std::vector<int64_t> shape;
-  BufferKind kind = BufferKind::F32;
+  /// F32, BF16 or F16 (RunConfig's types), or I32 (seq_idx, cu_seqlens).
+  DType dtype = DType::F32;
   bool isOutput = false;
 };
 

@@ -8,18 +8,10 @@
 
 using namespace ssd;
 
-static size_t elementSize(BufferKind kind) {
-  return kind == BufferKind::BF16 || kind == BufferKind::F16 ? 2 : 4;
-}
-
-static DType halfKind(BufferKind kind) {
-  return kind == BufferKind::BF16 ? DType::BF16 : DType::F16;
-}
-
 HostBuffer::HostBuffer(const KernelArg &arg) : karg(arg), count(1) {
   for (int64_t dim : arg.shape)
     count *= dim;
-  size_t bytes = count * elementSize(arg.kind);
+  size_t bytes = count * dtypeBytes(arg.dtype);
   words.assign((bytes + 3) / 4 + 1, 0); // never empty: a valid pointer
   int64_t rank = arg.shape.size();
   desc.assign(3 + 2 * rank, 0);
@@ -37,28 +29,28 @@ HostBuffer::HostBuffer(const KernelArg &arg) : karg(arg), count(1) {
 
 void HostBuffer::store(llvm::ArrayRef<float> values) {
   assert(static_cast<int64_t>(values.size()) == count && "size mismatch");
-  if (karg.kind == BufferKind::F32) {
+  if (karg.dtype == DType::F32) {
     std::memcpy(words.data(), values.data(), count * sizeof(float));
     return;
   }
   std::vector<uint16_t> bits = toHalfBits(
-      halfKind(karg.kind), std::vector<float>(values.begin(), values.end()));
+      karg.dtype, std::vector<float>(values.begin(), values.end()));
   std::memcpy(words.data(), bits.data(), count * sizeof(uint16_t));
 }
 
 void HostBuffer::store(llvm::ArrayRef<int32_t> values) {
-  assert(karg.kind == BufferKind::I32 &&
+  assert(karg.dtype == DType::I32 &&
          static_cast<int64_t>(values.size()) == count && "bad int buffer");
   std::memcpy(words.data(), values.data(), count * sizeof(int32_t));
 }
 
 std::vector<float> HostBuffer::load() const {
-  if (karg.kind == BufferKind::F32) {
+  if (karg.dtype == DType::F32) {
     std::vector<float> values(count);
     std::memcpy(values.data(), words.data(), count * sizeof(float));
     return values;
   }
   std::vector<uint16_t> bits(count);
   std::memcpy(bits.data(), words.data(), count * sizeof(uint16_t));
-  return fromHalfBits(halfKind(karg.kind), bits);
+  return fromHalfBits(karg.dtype, bits);
 }
