@@ -101,8 +101,19 @@ std::string toLayerSpec(const SsdLayerSpec *in, LayerSpec &spec) {
   spec.dstate = in->dstate;
   spec.ngroups = in->ngroups;
   spec.chunkSize = in->chunkSize;
-  spec.dtype = in->dtype ? in->dtype : "f32";
-  spec.stateDtype = in->stateDtype ? in->stateDtype : "f32";
+  // Names outside the enum are refused with validateLayerSpec's words.
+  std::optional<artifact::DType> dtype =
+      artifact::parseDType(in->dtype ? in->dtype : "f32");
+  if (!dtype)
+    return std::string("dtype '") + in->dtype +
+           "' is not one of f32, bf16, f16";
+  std::optional<artifact::DType> stateDtype =
+      artifact::parseDType(in->stateDtype ? in->stateDtype : "f32");
+  if (!stateDtype)
+    return std::string("state dtype '") + in->stateDtype +
+           "' is not one of f32, f16";
+  spec.dtype = *dtype;
+  spec.stateDtype = *stateDtype;
   if (in->features)
     if (std::string err = parseFeatures(in->features, spec); !err.empty())
       return err;

@@ -13,10 +13,10 @@
 using namespace mlir;
 using namespace ssd;
 
-Type ssd::elementTypeNamed(MLIRContext &context, const std::string &name) {
-  if (name == "bf16")
+Type ssd::elementTypeNamed(MLIRContext &context, artifact::DType dtype) {
+  if (dtype == artifact::DType::BF16)
     return BFloat16Type::get(&context);
-  if (name == "f16")
+  if (dtype == artifact::DType::F16)
     return Float16Type::get(&context);
   return Float32Type::get(&context);
 }
@@ -123,7 +123,7 @@ OwningOpRef<ModuleOp> ssd::buildLayerModule(MLIRContext &context,
   if (spec.has("dt_limit"))
     dtLimit = b.getDenseF64ArrayAttr({spec.dtLimitLo, spec.dtLimitHi});
   TypeAttr stateType;
-  if (spec.stateDtype != "f32")
+  if (spec.stateDtype != artifact::DType::F32)
     stateType = TypeAttr::get(stateElement);
 
   auto combined = CombinedOp::create(

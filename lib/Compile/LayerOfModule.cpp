@@ -51,8 +51,22 @@ std::optional<LayerSpec> ssd::layerSpecOfModule(ModuleOp module,
       return std::nullopt;
     }
   spec.chunkSize = op.getChunkSize();
-  spec.dtype = typeName(getElementTypeOrSelf(op.getX().getType()));
-  spec.stateDtype = typeName(op.getStateElementType());
+  // Types the enum does not name are refused with validateLayerSpec's words.
+  Type x = getElementTypeOrSelf(op.getX().getType());
+  std::optional<artifact::DType> dtype = artifact::parseDType(typeName(x));
+  if (!dtype) {
+    error = "dtype '" + typeName(x) + "' is not one of f32, bf16, f16";
+    return std::nullopt;
+  }
+  Type state = op.getStateElementType();
+  std::optional<artifact::DType> stateDtype =
+      artifact::parseDType(typeName(state));
+  if (!stateDtype) {
+    error = "state dtype '" + typeName(state) + "' is not one of f32, f16";
+    return std::nullopt;
+  }
+  spec.dtype = *dtype;
+  spec.stateDtype = *stateDtype;
   if (Value d = op.getD())
     spec.add(cast<ShapedType>(d.getType()).getRank() == 2 ? "Dhp" : "D");
   if (op.getZ())

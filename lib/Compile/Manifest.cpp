@@ -141,8 +141,10 @@ static JsonValue constantsJson(const LayerSpec &spec) {
   constants.add("dstate", JsonValue::makeInteger(spec.dstate));
   constants.add("ngroups", JsonValue::makeInteger(spec.ngroups));
   constants.add("chunk_size", JsonValue::makeInteger(spec.chunkSize));
-  constants.add("dtype", JsonValue::makeString(spec.dtype));
-  constants.add("state_dtype", JsonValue::makeString(spec.stateDtype));
+  constants.add("dtype",
+                JsonValue::makeString(artifact::dtypeName(spec.dtype)));
+  constants.add("state_dtype",
+                JsonValue::makeString(artifact::dtypeName(spec.stateDtype)));
   JsonValue features = JsonValue::makeArray();
   for (const std::string &f : spec.features)
     features.array.push_back(JsonValue::makeString(f));

@@ -77,10 +77,14 @@ std::string ssd::validateLayerSpec(const LayerSpec &spec) {
   if (!isPowerOfTwo(spec.chunkSize))
     return "chunk_size " + std::to_string(spec.chunkSize) +
            " is not a power of two";
-  if (spec.dtype != "f32" && spec.dtype != "bf16" && spec.dtype != "f16")
-    return "dtype '" + spec.dtype + "' is not one of f32, bf16, f16";
-  if (spec.stateDtype != "f32" && spec.stateDtype != "f16")
-    return "state dtype '" + spec.stateDtype + "' is not one of f32, f16";
+  using artifact::DType;
+  if (spec.dtype != DType::F32 && spec.dtype != DType::BF16 &&
+      spec.dtype != DType::F16)
+    return std::string("dtype '") + artifact::dtypeName(spec.dtype) +
+           "' is not one of f32, bf16, f16";
+  if (spec.stateDtype != DType::F32 && spec.stateDtype != DType::F16)
+    return std::string("state dtype '") +
+           artifact::dtypeName(spec.stateDtype) + "' is not one of f32, f16";
   for (const std::string &f : spec.features) {
     const std::vector<std::string> &known = knownFeatures();
     if (std::find(known.begin(), known.end(), f) == known.end())
@@ -97,8 +101,8 @@ std::string ssd::validateLayerSpec(const LayerSpec &spec) {
 }
 
 LayerSpec ssd::layerSpecOfCase(const SSDCase &c, int64_t chunkSize,
-                               const std::string &dtype,
-                               const std::string &stateDtype) {
+                               artifact::DType dtype,
+                               artifact::DType stateDtype) {
   LayerSpec spec;
   spec.nheads = c.nheads;
   spec.headdim = c.headdim;

@@ -165,7 +165,7 @@ std::optional<std::string> parseDtLimit(StringRef value, LayerSpec &spec) {
 
 /// The layer of the layer flags; an error names the flag.
 std::optional<std::string> readLayerFlags(LayerSpec &spec) {
-  spec.dtype = "bf16";
+  spec.dtype = artifact::DType::BF16;
   const std::pair<cl::opt<int64_t> *, int64_t *> sizes[] = {
       {&nheads, &spec.nheads},
       {&headdim, &spec.headdim},
@@ -184,13 +184,13 @@ std::optional<std::string> readLayerFlags(LayerSpec &spec) {
     if (dtype != "f32" && dtype != "bf16" && dtype != "f16")
       return "--dtype: unknown type '" + dtype +
              "' (expected bf16, f16 or f32)";
-    spec.dtype = dtype;
+    spec.dtype = *artifact::parseDType(dtype);
   }
   if (given(stateDtype)) {
     if (stateDtype != "f32" && stateDtype != "f16")
       return "--state-dtype: unknown type '" + stateDtype +
              "' (expected f32 or f16)";
-    spec.stateDtype = stateDtype;
+    spec.stateDtype = *artifact::parseDType(stateDtype);
   }
   if (given(features))
     if (std::string error = parseFeatures(features, spec); !error.empty())

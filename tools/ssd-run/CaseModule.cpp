@@ -46,8 +46,8 @@ std::vector<KernelArg> ssd::caseKernelArgs(const SSDCase &c,
 OwningOpRef<ModuleOp> ssd::buildCaseModule(MLIRContext &context,
                                            const SSDCase &c,
                                            const RunConfig &config) {
-  LayerSpec spec = layerSpecOfCase(c, config.chunkSize, dtypeName(config.dtype),
-                                   dtypeName(config.stateDtype));
+  LayerSpec spec =
+      layerSpecOfCase(c, config.chunkSize, config.dtype, config.stateDtype);
   LayerShape shape;
   shape.batch = c.batch;
   shape.seqlen = c.seqlen;

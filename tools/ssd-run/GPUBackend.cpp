@@ -14,8 +14,7 @@ using ssd::rt::Expected;
 using ssd::rt::Status;
 
 LayerSpec ssd::layerSpecOfRun(const SSDCase &c, const RunConfig &config) {
-  return layerSpecOfCase(c, config.chunkSize, dtypeName(config.dtype),
-                         dtypeName(config.stateDtype));
+  return layerSpecOfCase(c, config.chunkSize, config.dtype, config.stateDtype);
 }
 
 static std::string number(double v) {
@@ -42,11 +41,11 @@ Status ssd::checkArtifactFits(const rt::Manifest &m, const LayerSpec &spec) {
   for (auto [name, has, needs] : sizes)
     if (has != needs)
       return mismatch(name, std::to_string(has), std::to_string(needs));
-  if (rt::dtypeName(k.dtype) != spec.dtype)
-    return mismatch("dtype", rt::dtypeName(k.dtype), spec.dtype);
-  if (rt::dtypeName(k.stateDtype) != spec.stateDtype)
+  if (k.dtype != spec.dtype)
+    return mismatch("dtype", rt::dtypeName(k.dtype), rt::dtypeName(spec.dtype));
+  if (k.stateDtype != spec.stateDtype)
     return mismatch("state_dtype", rt::dtypeName(k.stateDtype),
-                    spec.stateDtype);
+                    rt::dtypeName(spec.stateDtype));
   if (k.features != spec.features)
     return mismatch("features", "[" + joinFeatures(k.features) + "]",
                     "[" + joinFeatures(spec.features) + "]");

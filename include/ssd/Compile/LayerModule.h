@@ -52,8 +52,8 @@ std::vector<LayerArg> layerArgs(mlir::MLIRContext &context,
                                 const LayerSpec &spec, const LayerShape &shape,
                                 LayerABI abi);
 
-/// The element type named on the command line ("f32", "bf16", "f16").
-mlir::Type elementTypeNamed(mlir::MLIRContext &context, const std::string &name);
+/// The MLIR element type of a layer dtype (F32, BF16 or F16).
+mlir::Type elementTypeNamed(mlir::MLIRContext &context, artifact::DType dtype);
 
 /// Builds the module; loads the dialects it needs into `context`. `spec` must
 /// be valid (validateLayerSpec).

@@ -11,6 +11,8 @@
 #ifndef SSD_SUPPORT_LAYERSPEC_H
 #define SSD_SUPPORT_LAYERSPEC_H
 
+#include "ssd/Artifact/DType.h"
+
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -28,10 +30,10 @@ const std::vector<std::string> &knownFeatures();
 struct LayerSpec {
   int64_t nheads = 0, headdim = 0, dstate = 0, ngroups = 1;
   int64_t chunkSize = 128;
-  /// Element type of x, B, C, z and y: "f32", "bf16" or "f16".
-  std::string dtype = "f32";
-  /// Element type of initial_states and final_states: "f32" or "f16".
-  std::string stateDtype = "f32";
+  /// Element type of x, B, C, z and y: F32, BF16 or F16.
+  artifact::DType dtype = artifact::DType::F32;
+  /// Element type of initial_states and final_states: F32 or F16.
+  artifact::DType stateDtype = artifact::DType::F32;
   /// A subset of knownFeatures(), kept in canonical order.
   std::vector<std::string> features;
   /// The clamp of the processed dt; used when `dt_limit` is a feature.
@@ -53,8 +55,8 @@ std::string validateLayerSpec(const LayerSpec &spec);
 
 /// The layer a case computes, at the given chunk size and element types.
 LayerSpec layerSpecOfCase(const SSDCase &c, int64_t chunkSize,
-                          const std::string &dtype,
-                          const std::string &stateDtype);
+                          artifact::DType dtype,
+                          artifact::DType stateDtype);
 
 /// "D,z,dt_bias": the features as a comma list.
 std::string joinFeatures(const std::vector<std::string> &features);
