@@ -24,7 +24,7 @@ np = pytest.importorskip("numpy")  # the numpy extra
 import ssd_mlir  # noqa: E402
 from ssd_mlir import _combined, _layer  # noqa: E402
 from ssd_mlir.numpy import mamba_chunk_scan_combined  # noqa: E402
-from op_signature import assert_mamba_ssm_signature  # noqa: E402
+from op_contract import FEATURE_CASES, assert_mamba_ssm_signature  # noqa: E402
 
 # The golden bounds (max|out - expected| / max|expected|), as for the torch op.
 BOUNDS = {np.float32: 1e-4, np.float16: 5e-3}
@@ -144,19 +144,6 @@ def test_lazy_attribute():
 
 def test_signature_is_mamba_ssms():
     assert_mamba_ssm_signature(mamba_chunk_scan_combined)
-
-
-# Every optional input and flag, in each dtype numpy has, against the reference.
-FEATURE_CASES = {
-    "plain": ({}, {}),
-    "D-z-bias-softplus": (dict(D="h", z=True, dt_bias=True), dict(dt_softplus=True)),
-    "Dhp-limit-initial": (dict(D="hp", initial_states=True),
-                          dict(dt_limit=(0.02, 0.15), return_final_states=True)),
-    "seq_idx-initial": (dict(initial_states=True, seq_idx_cuts=(5, 20)),
-                        dict(return_final_states=True)),
-    "all": (dict(D="hp", z=True, dt_bias=True, initial_states=True, seq_idx_cuts=(11,)),
-            dict(dt_softplus=True, dt_limit=(0.0, 0.3), return_final_states=True)),
-}
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["f32", "f16"])

@@ -9,7 +9,7 @@ import torch
 import ssd_mlir
 from ssd_mlir import _layer
 from ssd_mlir.torch import layer_spec, mamba_chunk_scan_combined
-from op_signature import assert_mamba_ssm_signature
+from op_contract import FEATURE_CASES, assert_mamba_ssm_signature
 from torch_cases import BOUNDS, make_inputs, reference, rel_error
 
 SHAPE = dict(batch=2, seqlen=37, nheads=4, headdim=4, ngroups=2, dstate=8)
@@ -39,19 +39,6 @@ def test_registered_as_custom_op():
         (args["x"], args["dt"], args["A"], args["B"], args["C"], 8, None, None,
          None, None, None, None, False, 0.0, math.inf, False),
         test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_static"))
-
-
-# Every optional input and flag, in each compute dtype, against the reference.
-FEATURE_CASES = {
-    "plain": ({}, {}),
-    "D-z-bias-softplus": (dict(D="h", z=True, dt_bias=True), dict(dt_softplus=True)),
-    "Dhp-limit-initial": (dict(D="hp", initial_states=True),
-                          dict(dt_limit=(0.02, 0.15), return_final_states=True)),
-    "seq_idx-initial": (dict(initial_states=True, seq_idx_cuts=(5, 20)),
-                        dict(return_final_states=True)),
-    "all": (dict(D="hp", z=True, dt_bias=True, initial_states=True, seq_idx_cuts=(11,)),
-            dict(dt_softplus=True, dt_limit=(0.0, 0.3), return_final_states=True)),
-}
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16],
