@@ -48,23 +48,6 @@ JsonValue compilerJson(const CompilerInfo &c) {
   return out;
 }
 
-JsonValue constantsJson(const Constants &c) {
-  JsonValue out = JsonValue::makeObject();
-  out.add("nheads", JsonValue::makeInteger(c.nheads));
-  out.add("headdim", JsonValue::makeInteger(c.headdim));
-  out.add("dstate", JsonValue::makeInteger(c.dstate));
-  out.add("ngroups", JsonValue::makeInteger(c.ngroups));
-  out.add("chunk_size", JsonValue::makeInteger(c.chunkSize));
-  out.add("dtype", string(dtypeName(c.dtype)));
-  out.add("state_dtype", string(dtypeName(c.stateDtype)));
-  JsonValue features = JsonValue::makeArray();
-  for (const std::string &f : c.features)
-    features.array.push_back(JsonValue::makeString(f));
-  out.add("features", std::move(features));
-  for (const auto &[name, value] : c.extra)
-    out.add(name, JsonValue::makeInteger(value));
-  return out;
-}
 
 JsonValue tensorJson(const TensorSpec &t) {
   JsonValue out = JsonValue::makeObject();
@@ -155,13 +138,31 @@ JsonValue kernelJson(const KernelSpec &k) {
 
 } // namespace
 
+JsonValue ssd::artifact::constantsToJson(const Constants &c) {
+  JsonValue out = JsonValue::makeObject();
+  out.add("nheads", JsonValue::makeInteger(c.nheads));
+  out.add("headdim", JsonValue::makeInteger(c.headdim));
+  out.add("dstate", JsonValue::makeInteger(c.dstate));
+  out.add("ngroups", JsonValue::makeInteger(c.ngroups));
+  out.add("chunk_size", JsonValue::makeInteger(c.chunkSize));
+  out.add("dtype", string(dtypeName(c.dtype)));
+  out.add("state_dtype", string(dtypeName(c.stateDtype)));
+  JsonValue features = JsonValue::makeArray();
+  for (const std::string &f : c.features)
+    features.array.push_back(JsonValue::makeString(f));
+  out.add("features", std::move(features));
+  for (const auto &[name, value] : c.extra)
+    out.add(name, JsonValue::makeInteger(value));
+  return out;
+}
+
 JsonValue ssd::artifact::manifestToJson(const Manifest &m) {
   JsonValue doc = JsonValue::makeObject();
   doc.add("format", string("ssd-artifact"));
   doc.add("format_version", JsonValue::makeInteger(m.formatVersion));
   doc.add("target", JsonValue::makeString(m.target));
   doc.add("compiler", compilerJson(m.compiler));
-  doc.add("constants", constantsJson(m.constants));
+  doc.add("constants", constantsToJson(m.constants));
   JsonValue derived = JsonValue::makeObject();
   for (size_t i = m.ncImplied ? 1 : 0; i < m.derived.size(); ++i)
     derived.add(m.derived[i].first, exprValue(m.derived[i].second));

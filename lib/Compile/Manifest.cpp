@@ -135,21 +135,16 @@ static JsonValue compilerJson(const LayerSpec &spec,
 
 /// The specialisation constants of the layer.
 static JsonValue constantsJson(const LayerSpec &spec) {
-  JsonValue constants = JsonValue::makeObject();
-  constants.add("nheads", JsonValue::makeInteger(spec.nheads));
-  constants.add("headdim", JsonValue::makeInteger(spec.headdim));
-  constants.add("dstate", JsonValue::makeInteger(spec.dstate));
-  constants.add("ngroups", JsonValue::makeInteger(spec.ngroups));
-  constants.add("chunk_size", JsonValue::makeInteger(spec.chunkSize));
-  constants.add("dtype",
-                JsonValue::makeString(artifact::dtypeName(spec.dtype)));
-  constants.add("state_dtype",
-                JsonValue::makeString(artifact::dtypeName(spec.stateDtype)));
-  JsonValue features = JsonValue::makeArray();
-  for (const std::string &f : spec.features)
-    features.array.push_back(JsonValue::makeString(f));
-  constants.add("features", std::move(features));
-  return constants;
+  artifact::Constants constants;
+  constants.nheads = spec.nheads;
+  constants.headdim = spec.headdim;
+  constants.dstate = spec.dstate;
+  constants.ngroups = spec.ngroups;
+  constants.chunkSize = spec.chunkSize;
+  constants.dtype = spec.dtype;
+  constants.stateDtype = spec.stateDtype;
+  constants.features = spec.features;
+  return artifact::constantsToJson(constants);
 }
 
 static const char *kLaunchKeys[] = {"constants", "derived", "tensors",

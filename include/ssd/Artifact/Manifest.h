@@ -161,6 +161,8 @@ Expected<Manifest> readManifest(const JsonValue &document);
 /// The JSON document of `manifest`: the header and sections in a fixed
 /// order, the members of each entry in alphabetical order, defaults left out.
 JsonValue manifestToJson(const Manifest &manifest);
+/// The `constants` object of manifestToJson.
+JsonValue constantsToJson(const Constants &constants);
 /// manifest.json's text: manifestToJson laid out by printJson, with a final
 /// newline.
 std::string printManifest(const Manifest &manifest);
