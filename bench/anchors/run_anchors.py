@@ -59,7 +59,8 @@ import sys
 import threading
 import time
 import traceback
-import types
+
+from mamba_shim import mamba_chunk_scan_combined_from
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -220,30 +221,11 @@ def check_heads(batch, seqlen, k):
 
 # --- the anchors -----------------------------------------------------------
 
-def mamba_shim(cache):
-    """mamba_ssm's packages without their __init__.py (which imports the CUDA
-    extensions selective_scan_cuda, causal_conv1d, ...): empty packages whose
-    path is the folder of the extracted Triton files (fetch.sh)."""
-    root = os.path.join(cache, "mamba")
-    if not os.path.isdir(os.path.join(root, "mamba_ssm")):
-        raise RuntimeError(f"no mamba_ssm files under {root} (run bench/anchors/fetch.sh here, carry the cache)")
-    for name in ("mamba_ssm", "mamba_ssm.ops", "mamba_ssm.ops.triton", "mamba_ssm.utils"):
-        mod = types.ModuleType(name)
-        mod.__path__ = [os.path.join(root, *name.split("."))]
-        sys.modules[name] = mod
-        parent, _, child = name.rpartition(".")
-        if parent:
-            setattr(sys.modules[parent], child, mod)
-    from mamba_ssm.ops.triton.ssd_combined import mamba_chunk_scan_combined
-    return mamba_chunk_scan_combined
-
-
 def torch_anchor(torch, name, q, cache):
     """fn(set) -> (y, final states (b, h, p, n)) for a torch anchor."""
     F = torch.nn.functional
     if name == "mamba_ssm":
-        combined = mamba_shim(cache) if "mamba_ssm.ops.triton.ssd_combined" not in sys.modules else \
-            sys.modules["mamba_ssm.ops.triton.ssd_combined"].mamba_chunk_scan_combined
+        combined = mamba_chunk_scan_combined_from(cache)
 
         def run(s):
             return combined(s.x, s.dt, s.A, s.B, s.C, q, D=s.D, dt_bias=s.dt_bias, dt_softplus=True,

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import sys
-import types
 from typing import Any, Callable
 
 import torch
@@ -92,24 +91,13 @@ def mamba_ssm_scan(cache: str) -> Callable[..., Any]:
     """mamba_ssm.ops.triton.ssd_combined.mamba_chunk_scan_combined from the Triton
     files bench/anchors/fetch.sh extracts into CACHE/mamba: its packages are
     registered empty (their __init__.py import the CUDA extensions)."""
-    root = os.path.join(cache, "mamba")
-    combined = os.path.join(root, "mamba_ssm", "ops", "triton", "ssd_combined.py")
-    if not os.path.isfile(combined):
-        raise FileNotFoundError(
-            f"{combined} is missing: run bench/anchors/fetch.sh where PyPI is reachable "
-            "and carry bench/anchors/.cache")
-    if "mamba_ssm.ops.triton.ssd_combined" not in sys.modules:
-        for name in ("mamba_ssm", "mamba_ssm.ops", "mamba_ssm.ops.triton", "mamba_ssm.utils"):
-            if name in sys.modules:
-                continue
-            module = types.ModuleType(name)
-            module.__path__ = [os.path.join(root, *name.split("."))]
-            sys.modules[name] = module
-            parent, _, child = name.rpartition(".")
-            if parent:
-                setattr(sys.modules[parent], child, module)
-    from mamba_ssm.ops.triton.ssd_combined import mamba_chunk_scan_combined
-    return mamba_chunk_scan_combined  # type: ignore[no-any-return]
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "..", "bench", "anchors"))
+    try:
+        from mamba_shim import mamba_chunk_scan_combined_from
+    finally:
+        sys.path.pop(0)
+    return mamba_chunk_scan_combined_from(cache)  # type: ignore[no-any-return]
 
 
 def rel_error(out: torch.Tensor, expected: torch.Tensor) -> float:
