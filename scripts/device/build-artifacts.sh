@@ -2,7 +2,7 @@
 # Precompiles, where MLIR is installed, everything scripts/device/run-gpu-suite.sh
 # runs on the GPU machine (which has no MLIR), into one folder to carry there:
 #   OUT_DIR/golden/<case>/              the golden cases (../shared does not travel)
-#                                      and the generated extra cases (x01_positive_A)
+#                                      and the generated extra cases (x01, x02)
 #   OUT_DIR/golden-art/<variant>/<case>-q<Q>-<dtype>/   one artifact per
 #                                      variant (unfused, fused, fused-segment: the fused
 #                                      kernel with its state chain by segments,
@@ -101,12 +101,20 @@ compile_one() { # compile_one VARIANT DIR FLAGS...
 }
 
 # Cases the golden set lacks, generated with the project's reference:
-# x01_positive_A (A dt > 0: the state grows; the kernels must not clamp).
+# x01_positive_A (A dt > 0: the state grows; the kernels must not clamp);
+# x02_tma_features (whole 64-element panels of headdim and dstate, so that
+# fused-tma copies by TMA, with groups, seq_idx, D per channel, z, dt_bias,
+# softplus, initial states and a ragged last chunk; no golden case but c05
+# has those panels).
 extra=$out/extra-cases
 mkdir -p "$extra"
 "$build/bin/ssd-make-case" -o "$extra/x01_positive_A" --name x01_positive_A --batch 2 \
   --seqlen 300 --nheads 4 --headdim 16 --dstate 16 --ngroups 2 --features D,z,initial_states \
   --a-range 0.02,0.1 --dt-range 0.01,0.1 --seed 7 || { echo "FAIL: x01_positive_A"; status=1; }
+"$build/bin/ssd-make-case" -o "$extra/x02_tma_features" --name x02_tma_features --batch 2 \
+  --seqlen 300 --nheads 4 --headdim 128 --dstate 64 --ngroups 2 \
+  --features Dhp,z,dt_bias,softplus,initial_states --seq-idx-cuts 100,220 --seed 8 ||
+  { echo "FAIL: x02_tma_features"; status=1; }
 
 for case in "$golden"/*/ "$extra"/*/; do
   name=$(basename "$case")

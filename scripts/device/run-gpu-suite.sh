@@ -134,8 +134,11 @@ rm -rf "$repeat_dir"
 # Long sequence: int32 index overflow and the state chain at 512K tokens.
 # '+' (as in abc1234+dirty) is not allowed in the result file names.
 commit=$(head -n 1 "$art/manifest.txt" | awk '{print $2}' | tr '+' '-')
-run_step long-512k timeout 300 "$build/bin/ssd-bench" --run "$art/mamba2-unfused-q128-bf16:1:524288" \
-  --run "$art/mamba2-fused-q128-bf16:1:524288" \
+long_runs=()
+for variant in unfused fused fused-tma; do
+  [ -d "$art/mamba2-$variant-q128-bf16" ] && long_runs+=(--run "$art/mamba2-$variant-q128-bf16:1:524288")
+done
+run_step long-512k timeout 300 "$build/bin/ssd-bench" "${long_runs[@]}" \
   --warmup 1 --iters 3 --check-heads 4 --check-tokens 0 --what long-512k \
   --commit "$commit" \
   --json "$res/long-512k.json"
@@ -206,17 +209,18 @@ if [ -d "$art/golden-art/fused-wgmma" ]; then
 else
   echo "note: racecheck-fused-wgmma not run (no fused-wgmma artifacts in $art)" | tee -a "$log"
 fi
-# The TMA variant (mbarrier-completed copies into swizzled rows) where built.
+# The TMA variant (mbarrier-completed copies into swizzled rows) where built,
+# on x02_tma_features: the golden cases' head and state sizes other than
+# c05's fall back to cp.async, which would leave the TMA copies unchecked.
 if [ -d "$art/golden-art/fused-tma" ]; then
-  run_step memcheck-fused-tma timeout 300 "$sanitizer" --tool memcheck --error-exitcode 9 \
-    "$ssd_run_bin" --case "$art/golden/c02_all_features" --backend gpu \
-    --artifact "$art/golden-art/fused-tma/c02_all_features-q64-bf16" --chunk-size 64 --dtype bf16
-  run_step racecheck-fused-tma timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
-    "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
-    --artifact "$art/golden-art/fused-tma/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
-  run_step synccheck-fused-tma timeout 300 "$sanitizer" --tool synccheck --error-exitcode 9 \
-    "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
-    --artifact "$art/golden-art/fused-tma/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
+  tma_case=(--case "$art/golden/x02_tma_features" --backend gpu
+    --artifact "$art/golden-art/fused-tma/x02_tma_features-q64-bf16" --chunk-size 64 --dtype bf16)
+  grep -q '"kind": "tma"' "$art/golden-art/fused-tma/x02_tma_features-q64-bf16/manifest.json" ||
+    record fused-tma-sanitizer-case FAIL "x02_tma_features-q64-bf16 does not copy by TMA"
+  for tool in memcheck racecheck synccheck; do
+    run_step $tool-fused-tma timeout 300 "$sanitizer" --tool $tool --error-exitcode 9 \
+      "$ssd_run_bin" "${tma_case[@]}"
+  done
 else
   echo "note: the fused-tma sanitizer runs not run (no fused-tma artifacts in $art)" | tee -a "$log"
 fi
