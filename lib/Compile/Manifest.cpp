@@ -120,8 +120,12 @@ static JsonValue compilerJson(const LayerSpec &spec,
                                                       : options.stateChain));
     opts.add("mma", JsonValue::makeString(options.mma.empty() ? "mma.sync"
                                                               : options.mma));
-    opts.add("copy", JsonValue::makeString(options.copy.empty() ? "cp.async"
-                                                                : options.copy));
+    // The copy the kernel was built with: auto resolves by the target.
+    bool autoCopy = options.copy.empty() || options.copy == "auto";
+    opts.add("copy", JsonValue::makeString(
+                         !autoCopy                    ? options.copy
+                         : options.target == "sm_90a" ? "tma"
+                                                      : "cp.async"));
   }
   opts.add("target", JsonValue::makeString(options.target));
   // An infinite HI is null, as case.json writes it.

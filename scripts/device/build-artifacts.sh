@@ -7,11 +7,11 @@
 #                                      variant (unfused, fused, fused-segment: the fused
 #                                      kernel with its state chain by segments,
 #                                      fused-f16state: the fused kernel with fp16
-#                                      states, fused-wgmma, fused-tma: x, B and C
-#                                      by TMA, fused-tma-f16state), case, chunk
-#                                      size, dtype
+#                                      states, fused-wgmma, fused-cp-async: x, B
+#                                      and C by cp.async instead of the default
+#                                      TMA), case, chunk size, dtype
 #   OUT_DIR/mamba2-<variant>-q<Q>-bf16/   the Mamba-2 2.7B layer (benchmark, long case),
-#                                      the same four variants
+#                                      the same variants
 #   OUT_DIR/include/cxxopts.hpp        the flag parser ssd-run is built with
 #                                      (the GPU machine has no apt): run-gpu-suite.sh
 #                                      configures with -DSSD_CXXOPTS_INCLUDE_DIR=OUT_DIR/include
@@ -19,7 +19,7 @@
 #
 #   scripts/device/build-artifacts.sh [OUT_DIR] [BUILD_DIR] [GOLDEN_DIR]
 # Defaults: device-artifacts/ (ignored by git), build-aot/, ../shared/golden.
-# SSD_ARTIFACT_VARIANTS (default: all but fused-tma-f16state) limits the variants compiled, e.g.
+# SSD_ARTIFACT_VARIANTS (default: all of them) limits the variants compiled, e.g.
 # "fused" to compare one changed kernel (run the suite with the same
 # SSD_SUITE_VARIANTS).
 # Exits non-zero when any artifact fails to compile (and names it).
@@ -36,7 +36,7 @@ compile=$build/bin/ssd-compile
 rm -rf "$out"
 status=0
 built=0
-variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-tma}
+variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async}
 mkdir -p "$out/golden" "$out/tile-products"
 for variant in $variants; do mkdir -p "$out/golden-art/$variant"; done
 
@@ -82,8 +82,7 @@ variant_flags() {
     fused-segment) echo "--strategy fused --state-chain segment" ;;
     fused-f16state) echo "--strategy fused --state-dtype f16" ;;
     fused-wgmma) echo "--strategy fused --mma wgmma" ;;
-    fused-tma) echo "--strategy fused --copy tma" ;;
-    fused-tma-f16state) echo "--strategy fused --copy tma --state-dtype f16" ;;
+    fused-cp-async) echo "--strategy fused --copy cp.async" ;;
   esac
 }
 
@@ -103,7 +102,7 @@ compile_one() { # compile_one VARIANT DIR FLAGS...
 # Cases the golden set lacks, generated with the project's reference:
 # x01_positive_A (A dt > 0: the state grows; the kernels must not clamp);
 # x02_tma_features (whole 64-element panels of headdim and dstate, so that
-# fused-tma copies by TMA, with groups, seq_idx, D per channel, z, dt_bias,
+# the fused kernel copies by TMA, with groups, seq_idx, D per channel, z, dt_bias,
 # softplus, initial states and a ragged last chunk; no golden case but c05
 # has those panels).
 extra=$out/extra-cases

@@ -90,7 +90,7 @@ max_err() {
 run_step tile-products python3 "$src/scripts/device/run_tile_products.py" "$art/tile-products" \
   --json "$res/tile-products.json"
 
-for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-tma}; do
+for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async}; do
   state_flags=()
   [[ $variant == *f16state ]] && state_flags=(--state-dtype f16)
   pass=0
@@ -135,7 +135,7 @@ rm -rf "$repeat_dir"
 # '+' (as in abc1234+dirty) is not allowed in the result file names.
 commit=$(head -n 1 "$art/manifest.txt" | awk '{print $2}' | tr '+' '-')
 long_runs=()
-for variant in unfused fused fused-tma; do
+for variant in unfused fused fused-cp-async; do
   [ -d "$art/mamba2-$variant-q128-bf16" ] && long_runs+=(--run "$art/mamba2-$variant-q128-bf16:1:524288")
 done
 run_step long-512k timeout 300 "$build/bin/ssd-bench" "${long_runs[@]}" \
@@ -209,20 +209,20 @@ if [ -d "$art/golden-art/fused-wgmma" ]; then
 else
   echo "note: racecheck-fused-wgmma not run (no fused-wgmma artifacts in $art)" | tee -a "$log"
 fi
-# The TMA variant (mbarrier-completed copies into swizzled rows) where built,
-# on x02_tma_features: the golden cases' head and state sizes other than
-# c05's fall back to cp.async, which would leave the TMA copies unchecked.
-if [ -d "$art/golden-art/fused-tma" ]; then
-  tma_case=(--case "$art/golden/x02_tma_features" --backend gpu
-    --artifact "$art/golden-art/fused-tma/x02_tma_features-q64-bf16" --chunk-size 64 --dtype bf16)
-  grep -q '"kind": "tma"' "$art/golden-art/fused-tma/x02_tma_features-q64-bf16/manifest.json" ||
-    record fused-tma-sanitizer-case FAIL "x02_tma_features-q64-bf16 does not copy by TMA"
+# The fused kernel's TMA copies (mbarrier-completed, into swizzled rows; the
+# default on sm_90a) on x02_tma_features: the golden cases' head and state
+# sizes other than c05's take cp.async, which would leave them unchecked.
+tma_art=$art/golden-art/fused/x02_tma_features-q64-bf16
+if [ -d "$tma_art" ]; then
+  grep -q '"kind": "tma"' "$tma_art/manifest.json" ||
+    record fused-tma-sanitizer-case FAIL "$tma_art does not copy by TMA"
   for tool in memcheck racecheck synccheck; do
     run_step $tool-fused-tma timeout 300 "$sanitizer" --tool $tool --error-exitcode 9 \
-      "$ssd_run_bin" "${tma_case[@]}"
+      "$ssd_run_bin" --case "$art/golden/x02_tma_features" --backend gpu \
+      --artifact "$tma_art" --chunk-size 64 --dtype bf16
   done
 else
-  echo "note: the fused-tma sanitizer runs not run (no fused-tma artifacts in $art)" | tee -a "$log"
+  echo "note: the TMA sanitizer runs not run (no $tma_art)" | tee -a "$log"
 fi
 run_step racecheck-fused-bf16 timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
   "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
@@ -234,7 +234,7 @@ run_step synccheck-fused timeout 300 "$sanitizer" --tool synccheck --error-exitc
 if [ "${SSD_SUITE_BENCH:-1}" != 0 ]; then
   mkdir -p "$res/bench"
   runs=()
-  for variant in unfused fused fused-segment fused-f16state fused-wgmma fused-tma; do
+  for variant in unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async; do
     for q in 128 256; do
       [ -d "$art/mamba2-$variant-q$q-bf16" ] || continue
       for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-$variant-q$q-bf16:$bl"); done

@@ -45,7 +45,7 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                     [--features LIST] [--dt-limit LO,HI])
                    [--target sm_90a|cpu] [--strategy fused|unfused]
                    [--state-chain segment|chunk] [--mma mma.sync|wgmma]
-                   [--copy cp.async|tma] [--p-block R] -o DIR
+                   [--copy auto|cp.async|tma] [--p-block R] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
 kernels.cubin and manifest.json. The input is a module with one function
@@ -119,8 +119,9 @@ cl::opt<std::string>
         cl::value_desc("I"), cl::cat(category));
 cl::opt<std::string>
     copy("copy",
-         cl::desc("fused only: cp.async (default) or tma (sm_90a: x, B and C "
-                  "rows by the tensor memory accelerator)"),
+         cl::desc("fused only: auto (default: tma on sm_90a), cp.async, or "
+                  "tma (sm_90a: x, B and C rows by the tensor memory "
+                  "accelerator)"),
          cl::value_desc("C"), cl::cat(category));
 cl::opt<int64_t>
     pBlock("p-block",
@@ -214,8 +215,9 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
     return "--mma: unknown instruction '" + mma +
            "' (expected mma.sync or wgmma)";
   options.mma = mma;
-  if (given(copy) && copy != "cp.async" && copy != "tma")
-    return "--copy: unknown copy '" + copy + "' (expected cp.async or tma)";
+  if (given(copy) && copy != "auto" && copy != "cp.async" && copy != "tma")
+    return "--copy: unknown copy '" + copy +
+           "' (expected auto, cp.async or tma)";
   options.copy = copy;
   if (given(pBlock)) {
     if (pBlock <= 0 || (pBlock & (pBlock - 1)))

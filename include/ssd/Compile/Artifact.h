@@ -30,8 +30,8 @@ struct CompileOptions {
   /// The fused kernel's tensor-core instruction (mma.sync or wgmma); empty:
   /// the pipeline's default.
   std::string mma;
-  /// How the fused kernel copies x, B and C rows (cp.async or tma); empty:
-  /// the pipeline's default.
+  /// How the fused kernel copies x, B and C rows (auto, cp.async or tma);
+  /// empty: the pipeline's default (auto: tma on sm_90a).
   std::string copy;
   /// Headdim rows of one fused work item (a power of two dividing headdim);
   /// 0: the pipeline's choice.

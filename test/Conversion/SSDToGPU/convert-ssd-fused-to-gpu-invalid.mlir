@@ -8,7 +8,7 @@
 // MMA: error: convert-ssd-fused-to-gpu: mma must be 'mma.sync' or 'wgmma', got 'hmma'
 // MMA-CHIP: error: convert-ssd-fused-to-gpu: mma=wgmma needs chip sm_90a, got 'sm_80'
 
-// COPY: error: convert-ssd-fused-to-gpu: copy must be 'cp.async' or 'tma', got 'bulk'
+// COPY: error: convert-ssd-fused-to-gpu: copy must be 'auto', 'cp.async' or 'tma', got 'bulk'
 // COPY-CHIP: error: convert-ssd-fused-to-gpu: copy=tma needs chip sm_90a, got 'sm_80'
 
 // CHAIN: error: convert-ssd-fused-to-gpu: state-chain must be 'segment' or 'chunk', got 'tree'

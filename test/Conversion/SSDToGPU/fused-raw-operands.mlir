@@ -1,7 +1,7 @@
 // When the chain item takes x, B and C through cp.async copies (raw
 // operands): mma.sync, the per-chunk chain, 16-bit inputs, and only while
 // two blocks still fit on an SM.
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=RAW
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=cp.async" | FileCheck %s --check-prefix=RAW
 // RUN: sed 's/chunk_size = 64/chunk_size = 256/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=STAGED
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=segment" | FileCheck %s --check-prefix=STAGED
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="mma=wgmma" | FileCheck %s --check-prefix=STAGED

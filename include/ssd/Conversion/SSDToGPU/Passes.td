@@ -89,9 +89,10 @@ def ConvertSSDFusedToGPU
            "Tensor-core instruction of the chain item's products: `mma.sync` "
            "(ldmatrix fragments, any sm_80+ target) or `wgmma` (sm_90a: "
            "operands read in place from shared memory by warpgroups)">,
-    Option<"copy", "copy", "std::string", /*default=*/"\"cp.async\"",
+    Option<"copy", "copy", "std::string", /*default=*/"\"auto\"",
            "How the chain item's x, B and C rows reach shared memory where "
-           "the layer allows raw operands: `cp.async` (16-byte copies by "
+           "the layer allows raw operands: `auto` (tma on sm_90a, cp.async "
+           "elsewhere), `cp.async` (16-byte copies by "
            "every thread, padded rows) or `tma` (sm_90a: one "
            "cp.async.bulk.tensor box per operand panel issued by one "
            "thread, completed on an mbarrier, rows in the 128-byte swizzle; "

@@ -36,8 +36,8 @@ struct FusedPipelineCLOptions
   Option<std::string> copy{
       *this, "copy",
       llvm::cl::desc("How the chain item's x, B and C rows reach shared "
-                     "memory: cp.async or tma (sm_90a)"),
-      llvm::cl::init("cp.async")};
+                     "memory: auto (tma on sm_90a), cp.async or tma"),
+      llvm::cl::init("auto")};
 };
 
 } // namespace
