@@ -1,6 +1,7 @@
 //===- ScanTile.cpp - one tile of chunk-scan output -----------------------===//
 #include "ScanTile.h"
 #include "KernelCommon.h"
+#include "TmaCopy.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -151,7 +152,14 @@ void storeScanOutputVector(Emitter &e, const SSDProblem &p,
     Value t = e.add(s.r.start, i);
     SmallVector<Value> at = {s.batch, t, s.head, pp};
     if (k.has("D")) {
-      Value x = e.toF32Vector(e.loadVector(k.arg("x"), at, kVectorWidth));
+      Value xv;
+      if (!s.xRows)
+        xv = e.loadVector(k.arg("x"), at, kVectorWidth);
+      else if (s.xRowsSwizzled)
+        xv = e.loadVector(s.xRows, swizzled128At(e, i, col), kVectorWidth);
+      else
+        xv = e.loadVector(s.xRows, {e.idx(0), i, col}, kVectorWidth);
+      Value x = e.toF32Vector(xv);
       Value d = p.perChannelD
                     ? e.toF32Vector(
                           e.loadVector(k.arg("D"), {s.head, pp}, kVectorWidth))

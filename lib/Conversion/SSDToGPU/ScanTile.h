@@ -32,6 +32,11 @@ struct ScanTile {
   /// s_c[pp, n] (pp an absolute headdim column).
   Value states;
   std::function<llvm::SmallVector<Value>(Value pp, Value n)> stateAt;
+  /// The chunk's x rows already in shared memory ([1][Q][cols] padded, or
+  /// [panels][Q][64] in the 128-byte swizzle): the epilogue's D x reads
+  /// them there instead of global memory. Null: x from global memory.
+  Value xRows;
+  bool xRowsSwizzled = false;
 };
 
 /// The four operands of the two products.
@@ -59,7 +64,7 @@ void storeScanOutput(Emitter &e, const SSDProblem &p, const KernelFunc &k,
                      const ScanTile &s, Value row, Value col, Value v);
 
 /// As storeScanOutput for columns col..col+7 (v a vector<8xf32>): 16-byte
-/// loads of x and z, one 16-byte store of y.
+/// loads of x (from s.xRows where set) and z, one 16-byte store of y.
 void storeScanOutputVector(Emitter &e, const SSDProblem &p,
                            const KernelFunc &k, const ScanTile &s, Value row,
                            Value col, Value v);

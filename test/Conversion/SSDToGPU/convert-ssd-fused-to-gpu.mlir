@@ -1,4 +1,5 @@
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=cp.async" | FileCheck %s
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=DEFAULT
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="tensor-cores=false" | FileCheck %s --check-prefix=SIMT
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=segment" | FileCheck %s --check-prefix=SEGMENT
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="mma=wgmma" | FileCheck %s --check-prefix=WGMMA
@@ -13,7 +14,14 @@
 // state-chain=segment 113792
 // bytes, the segment item's (the same and the 32 KB f32 running state), so
 // that two blocks per SM still fit in the H200's 228 KB. The segment size
-// is chosen at run time from the grid size.
+// is chosen at run time from the grid size. By default (copy=auto on
+// sm_90a) the rows come by TMA instead: three descriptor parameters, and
+// 106496 bytes (dense swizzled rows, no padding).
+// DEFAULT-LABEL: module attributes
+// DEFAULT-SAME: name = "state_turn"}, {box = [1, 128, 1, 64], kind = "tma", pass = "global", swizzle = "128B", tensor = "x"}
+// DEFAULT-SAME: shared_memory = 106496 : i64
+// DEFAULT: gpu.func @ssd_fused(
+// DEFAULT-SAME: operands = "tma"
 
 // CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // CHECK-SAME: constants = {chunk_size = 128 : i64, dstate = 128 : i64, dtype = "bf16", features = ["D", "dt_bias", "softplus"], headdim = 64 : i64, ngroups = 1 : i64, nheads = 80 : i64, p_block = 64 : i64, state_dtype = "f32"}
@@ -33,9 +41,13 @@
 // The ticket: a relaxed add by thread 0, broadcast through shared memory.
 // CHECK: scf.while
 // CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic
-// Publishes: a device fence, a barrier, a release store.
-// CHECK: llvm.fence syncscope("device") acq_rel
-// CHECK-NEXT: gpu.barrier
+// Publishes: a barrier, then thread 0's device fence and release store
+// (cumulative: they publish every thread's writes ordered by the barrier).
+// CHECK: gpu.barrier
+// CHECK: %[[T0:.*]] = arith.cmpi eq
+// CHECK-NEXT: scf.if %[[T0]] {
+// CHECK-NEXT: llvm.fence syncscope("device") acq_rel
+// CHECK-NEXT: memref.extract_strided_metadata
 // CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") release
 // The chain item copies the chunk's x and B rows with cp.async (16 bytes,
 // zero-filled past the chunk) before it waits for the chunk's cumsum and CB.

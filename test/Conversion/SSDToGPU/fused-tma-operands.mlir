@@ -1,8 +1,12 @@
-// copy=tma: the chain item's x, B and C rows come by TMA boxes (one thread,
+// copy=tma, and the default (auto) on sm_90a: the chain item's x, B and C
+// rows come by TMA boxes (one thread,
 // one mbarrier per copy group, the 128-byte swizzle) where the layer takes
 // raw operands; elsewhere the cp.async or staged paths stay.
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=tma" | FileCheck %s --check-prefix=TMA
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=CPASYNC
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=TMA
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=XROWS
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=cp.async" | FileCheck %s --check-prefix=CPASYNC
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=auto chip=sm_80" | FileCheck %s --check-prefix=CPASYNC
 // RUN: sed 's/chunk_size = 64/chunk_size = 256/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=tma" | FileCheck %s --check-prefix=STAGED
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=tma p-block=32" | FileCheck %s --check-prefix=CPASYNC
 
@@ -29,6 +33,11 @@
 // TMA: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[BD]], %{{.*}}, box[
 // TMA: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[BD]], %{{.*}}, box[
 // TMA: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PARITY]]
+// x reaches the block by TMA alone: the products and the epilogue's D x read
+// its rows in shared memory, never x in global memory.
+// XROWS: gpu.func @ssd_fused(%[[X:arg0]]: memref<1x?x80x64xbf16>
+// XROWS-NOT: load %[[X]][
+// XROWS: gpu.return
 // The chunk-state product reads B swizzled: chunk (n % 64) / 8 of row l at
 // that xor l % 8.
 // TMA: arith.xori
@@ -40,8 +49,8 @@
 // TMA-NOT: nvvm.cp.async.shared.global
 // TMA: gpu.return
 
-// The cp.async path (the default, and p-block 32: x rows of 32 columns are
-// not a whole panel).
+// The cp.async path (copy=cp.async, auto on a chip without TMA, and p-block
+// 32: x rows of 32 columns are not a whole panel).
 // CPASYNC-NOT: kind = "tma"
 // CPASYNC: gpu.func @ssd_fused(
 // CPASYNC-SAME: operands = "cp.async"

@@ -4,6 +4,7 @@
 // RUN: %ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: FileCheck %s --check-prefix=PUBLISH --input-file=%t.ptx
+// RUN: grep -A1 'fence.acq_rel.gpu' %t.ptx | FileCheck %s --check-prefix=ONE-FENCE
 // RUN: grep -cE '^[[:space:]]*(@%p[0-9]+[[:space:]]+)?(atom|red)\.' %t.ptx | FileCheck %s --check-prefix=ONE-RMW
 // RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa mma=wgmma" -o %t.wgmma.mlir
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.wgmma.mlir %t.wgmma.ptx
@@ -27,13 +28,14 @@
 
 // The inter-CTA hand-offs keep their ordering through LLVM 22.1.8 (which
 // would turn an ordered atomicrmw into a relaxed atom): every publish is a
-// device-scope fence, a barrier and a release store; every wait spins on an
-// acquire load.
+// barrier, then in thread 0 alone a device-scope fence and a release store;
+// every wait spins on an acquire load.
 // PUBLISH: fence.acq_rel.gpu;
-// PUBLISH-NEXT: bar.sync 0;
-// PUBLISH: st.release.gpu.global.b32
+// PUBLISH-NEXT: st.release.gpu.global.b32
 // PUBLISH: ld.acquire.gpu.global.b32
-// PUBLISH: fence.acq_rel.gpu;
+// No fence in every thread before the barrier:
+// ONE-FENCE: fence.acq_rel.gpu
+// ONE-FENCE-NOT: bar.sync
 // The only read-modify-write is the relaxed ticket add.
 // ONE-RMW: {{^1$}}
 

@@ -522,6 +522,11 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   tile.sDA = it.sDA;
   tile.sDt = it.sDt;
   tile.sScale = sScale;
+  // D x from the chunk's x rows where the products already read them there.
+  if (raw) {
+    tile.xRows = it.sX;
+    tile.xRowsSwizzled = it.swizzled;
+  }
   if (it.sRun) {
     tile.states = it.sRun;
     tile.stateAt = [&](Value pp, Value n) -> SmallVector<Value> {

@@ -84,10 +84,16 @@ void blockAcquire(Emitter &e, Value counters, Value index, Value target) {
 }
 
 void blockRelease(Emitter &e, Value counters, Value index, Value value) {
-  fenceDevice(e);
+  // The barrier orders every thread's writes before thread 0's (CTA scope)
+  // and thread 0's release is cumulative: it publishes them at device scope
+  // (the pattern of a grid-wide barrier). One fence per block instead of one
+  // per thread (each of which also waited for its own outstanding stores:
+  // 4% of the stall samples at 0f9a250).
   e.barrier();
-  e.ifThen(e.eq(e.threadId(), e.idx(0)),
-           [&] { storeRelease(e, counterPointer(e, counters, index), value); });
+  e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+    fenceDevice(e);
+    storeRelease(e, counterPointer(e, counters, index), value);
+  });
 }
 
 Value broadcastFromThread0(Emitter &e, Value slot,
