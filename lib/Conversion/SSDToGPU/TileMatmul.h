@@ -151,20 +151,9 @@ public:
   /// v a vector<8xf32> of columns col..col+7 (col a multiple of 8), the
   /// threads of a warp on consecutive vectors of a row, so that 16-byte
   /// stores coalesce. Tensor-core tiles only; ends with a barrier.
-  /// `warpLocal` (only where each warp owns whole rows of the tile, and the
-  /// caller guarantees that no other warp reads or writes the stage
-  /// buffers until the block's next barrier, e.g. products whose operands
-  /// were all resident or register fragments): each warp stages and reads
-  /// back its own rows with a warp barrier and no block barrier, so a warp
-  /// that finished its products early stores its output without waiting for
-  /// the slowest.
   void epilogueVector(
       ValueRange acc,
-      llvm::function_ref<void(Value row, Value col, Value v)> store,
-      bool warpLocal = false);
-  /// Whether each warp owns whole rows of the tile (epilogueVector's
-  /// warpLocal applies).
-  bool warpOwnsRows() const { return warpsN == 1; }
+      llvm::function_ref<void(Value row, Value col, Value v)> store);
 
 private:
   void fill(Value shared, const TileOperand &op, int64_t rows, Value k0,

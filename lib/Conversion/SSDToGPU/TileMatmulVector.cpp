@@ -459,16 +459,13 @@ TileMatmul::scaleRows(ValueRange acc, function_ref<Value(Value row)> factor) {
 }
 
 void TileMatmul::epilogueVector(
-    ValueRange acc, llvm::function_ref<void(Value, Value, Value)> store,
-    bool warpLocal) {
+    ValueRange acc, llvm::function_ref<void(Value, Value, Value)> store) {
   assert(usesMma() && tileN % kVectorWidth == 0 && "tensor-core tiles");
-  assert((!warpLocal || warpOwnsRows()) && "warp-local rows");
   Type f32 = e.b.getF32Type();
   // The output tile reuses the stage buffers once every thread is past
-  // the products (in a warp-local epilogue the caller vouches for that).
+  // the products.
   Value sOut = sharedView(0, {tileM, tileN + kOutPad}, f32);
-  if (!warpLocal)
-    e.barrier();
+  e.barrier();
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
   Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
@@ -485,26 +482,9 @@ void TileMatmul::epilogueVector(
                        e.add(col0, e.idx(8 * j))},
             /*nontemporal=*/false, llvm::MaybeAlign(8));
       }
+  e.barrier();
   int64_t perRow = tileN / kVectorWidth, vectors = tileM * perRow;
   auto vecType = VectorType::get({kVectorWidth}, f32);
-  if (warpLocal) {
-    // The warp's own 16 fragsM rows, lanes on consecutive vectors.
-    NVVM::SyncWarpOp::create(e.b, arith::ConstantIntOp::create(e.b, -1, 32));
-    int64_t warpVectors = fragsM * 16 * perRow;
-    assert(warpVectors % 32 == 0 && "whole vectors per lane");
-    Value first = e.mul(wm, fragsM * 16 * perRow);
-    for (int64_t r = 0; r * 32 < warpVectors; ++r) {
-      Value v = e.add(first, e.add(lane, e.idx(r * 32)));
-      Value row = e.div(v, e.idx(perRow));
-      Value col = e.mul(e.rem(v, e.idx(perRow)), kVectorWidth);
-      Value x = vector::LoadOp::create(e.b, vecType, sOut, ValueRange{row, col},
-                                       /*nontemporal=*/false,
-                                       llvm::MaybeAlign(16));
-      store(row, col, x);
-    }
-    return;
-  }
-  e.barrier();
   Value tid = e.threadId();
   for (int64_t r = 0; r * kThreads < vectors; ++r) {
     auto body = [&] {

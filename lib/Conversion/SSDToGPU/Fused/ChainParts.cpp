@@ -592,16 +592,9 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
     Value jEnd = e.min(e.add(i0, e.idx(rows)), r.len);
     acc = mm.accumulate(acc, e.idx(0), jEnd, o.weights, o.xj);
     if (vectors) {
-      // With raw operands the products read no stage buffer (C, x and the
-      // state in place, the weights in registers) and the next writer of
-      // that buffer is behind the next item's ticket barrier: each warp
-      // stores its own rows as soon as its products are done.
-      mm.epilogueVector(
-          acc,
-          [&](Value rr, Value col, Value v) {
-            storeScanOutputVector(e, p, f.k, tile, rr, col, v);
-          },
-          /*warpLocal=*/raw && mm.warpOwnsRows());
+      mm.epilogueVector(acc, [&](Value rr, Value col, Value v) {
+        storeScanOutputVector(e, p, f.k, tile, rr, col, v);
+      });
       return;
     }
     mm.epilogue(acc, [&](Value rr, Value col, Value v) {
