@@ -2,7 +2,7 @@
 //
 // The per-chunk chain item (b, c, h, pb) owns rows [p0, p0 + pBlock) of
 // head h's state and output on chunk c:
-//   0. with raw operands (rawOperands), starts cp.async copies of the
+//   0. with raw operands (KernelConfig::rawOperands), starts copies of the
 //      chunk's x and B rows into shared memory, where the products read
 //      them; C's rows follow into B's buffer during the turn wait (3);
 //   1. waits for the chunk's cumsum and CB (acquire), stages dA_cumsum and
@@ -38,15 +38,16 @@ void emitChainItem(FusedBuild &f, Value index) {
   it.place = placeChunk(f, it.c);
   // x and B are inputs: their copies start before the wait for the chunk's
   // cumsum and CB.
-  if (rawOperands(f))
+  const KernelConfig &config = f.config;
+  if (config.rawOperands())
     copyChunkXB(f, it);
   waitForChunks(f, it.row, it.c, e.add(it.c, 1), /*cumsum=*/true, it.group);
   stageChunk(f, it);
   // One buffer for the vector paths of both products.
   Value shared;
-  if (int64_t bytes = productBufferBytes(f))
+  if (int64_t bytes = config.productBufferBytes)
     shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());
-  if (residentState(f))
+  if (config.residentState)
     it.sState = allocateResidentState(f);
 
   // Steps 2 and 3: the whole chunk state, then under the turn
@@ -55,7 +56,7 @@ void emitChainItem(FusedBuild &f, Value index) {
   Value turn = turnIndex(f, it.row, it.head, it.pb);
   Value carry = stateCarry(f, it);
   Value slot = it.place.slot, nextSlot = e.add(it.place.slot, 1);
-  bool vectors = stateVectors(f);
+  bool vectors = config.stateVectors;
   Value carries = vectors ? e.splat(carry, kVectorWidth) : carry;
   chunkStateProduct(
       f, it, shared,

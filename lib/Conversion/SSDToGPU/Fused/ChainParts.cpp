@@ -23,37 +23,6 @@ namespace ssd {
 namespace gpu_lowering {
 namespace fused {
 
-namespace {
-
-/// Tile depth of a product: the unfused choice on the tensor cores, 16 for
-/// the f32 path so that the three products' shared slices fit together.
-int64_t depthFor(const SSDProblem &p, int64_t k) {
-  return mmaElementType(p) ? tileDepth(k) : 16;
-}
-
-/// K slice depth of the chunk-state product: 64 on the tensor cores when
-/// the chunk allows (two slices at chunk 128; measured 2-4% faster on the
-/// H200 than 32, see bench/NOTES-fused-gpu.md).
-int64_t stateDepth(const SSDProblem &p) {
-  return p.chunk >= 64 ? 64 : tileDepth(p.chunk);
-}
-
-/// K slice depth of the chunk-scan products.
-int64_t scanDepth(const SSDProblem &p) {
-  return depthFor(p, std::min(p.state, p.chunk));
-}
-
-/// Output rows of one chunk-scan tile: 64 (measured no slower than
-/// whole-chunk tiles when the weights are staged, and they skip the upper
-/// triangle of CB); the whole chunk up to 128 rows with raw operands, where
-/// the weights are register fragments that each warp computes for its own
-/// rows only once.
-int64_t scanRows(const SSDProblem &p, bool raw) {
-  return raw && p.chunk <= 128 ? p.chunk : tileEdge(p.chunk);
-}
-
-} // namespace
-
 Value decodeChainIndex(FusedBuild &f, Value index, Value steps,
                        ChainItem &it) {
   Emitter &e = f.e;
@@ -70,97 +39,25 @@ Value decodeChainIndex(FusedBuild &f, Value index, Value steps,
 }
 
 TileMatmul stateProduct(FusedBuild &f) {
-  return TileMatmul(f.e, f.k, f.plan.pBlock, f.p.state, stateDepth(f.p),
-                    mmaElementType(f.p), f.plan.mma);
+  const KernelConfig &c = f.config;
+  return TileMatmul(f.e, f.k, c.pBlock, f.p.state, c.stateDepth, c.mmaType,
+                    c.mma);
 }
 
-TileMatmul scanProduct(FusedBuild &f, bool raw) {
-  return TileMatmul(f.e, f.k, scanRows(f.p, raw), roundUp(f.plan.pBlock, 16),
-                    scanDepth(f.p), mmaElementType(f.p), f.plan.mma);
+TileMatmul scanProduct(FusedBuild &f) {
+  const KernelConfig &c = f.config;
+  return TileMatmul(f.e, f.k, c.scanRows, roundUp(c.pBlock, 16), c.scanDepth,
+                    c.mmaType, c.mma);
 }
 
 Value allocateResidentState(FusedBuild &f) {
   return f.k.sharedBuffer(
-      scanProduct(f).residentShape(f.plan.pBlock, f.p.state),
-      mmaElementType(f.p));
+      scanProduct(f).residentShape(f.config.pBlock, f.p.state),
+      f.config.mmaType);
 }
 
 SmallVector<Value> residentStateAt(FusedBuild &f, Value rr, Value nn) {
   return scanProduct(f).residentAt(rr, nn);
-}
-
-bool stateVectors(FusedBuild &f) {
-  const SSDProblem &p = f.p;
-  int64_t pBlock = f.plan.pBlock;
-  return pBlock % 16 == 0 && p.state % 16 == 0 && p.state <= 128 &&
-         p.chunk % kVectorWidth == 0 && stateProduct(f).usesMma();
-}
-
-bool scanVectors(FusedBuild &f) {
-  const SSDProblem &p = f.p;
-  int64_t pBlock = f.plan.pBlock;
-  return pBlock % 16 == 0 && p.state % kVectorWidth == 0 &&
-         p.chunk % kVectorWidth == 0 && scanProduct(f).usesMma();
-}
-
-bool residentState(FusedBuild &f) {
-  return stateVectors(f) && scanVectors(f) && f.p.state % scanDepth(f.p) == 0;
-}
-
-namespace {
-
-/// Whether the layer and the chain item's products allow raw operands at
-/// all (before the shared-memory budget).
-bool rawOperandsApply(FusedBuild &f) {
-  const SSDProblem &p = f.p;
-  Type mma = mmaElementType(p);
-  return !f.plan.segmented && residentState(f) &&
-         f.plan.mma == MmaInstr::MmaSync && mma &&
-         mma.getIntOrFloatBitWidth() == 16 && p.elementType == mma &&
-         f.plan.pBlock % kVectorWidth == 0 && p.state % kVectorWidth == 0;
-}
-
-/// The products' shared buffer: with raw operands the chunk-state product
-/// reads B in place, and the scan C and x; only the scaled operands are
-/// staged.
-int64_t bufferBytes(FusedBuild &f, bool raw) {
-  int64_t bytes = 0;
-  if (stateVectors(f))
-    bytes = stateProduct(f).vectorBytes(false, raw);
-  if (scanVectors(f))
-    bytes = std::max(bytes, scanProduct(f, raw).vectorBytes(false, raw));
-  return bytes;
-}
-
-/// Shared memory one block may hold so that kBlocksPerSM blocks share an SM
-/// (228 KB on sm_90, 1 KB of which every block reserves).
-constexpr int64_t kSharedPerSM = 228 * 1024, kReservedPerBlock = 1024;
-
-/// The chain item's shared bytes with raw operands: x rows, B/C rows, the
-/// products' buffer, the resident state and the chunk vectors (dA, dt,
-/// weights, row scales), with room for the arena's 16-byte alignment.
-int64_t rawChainItemBytes(FusedBuild &f) {
-  const SSDProblem &p = f.p;
-  int64_t element = mmaElementType(p).getIntOrFloatBitWidth() / 8;
-  int64_t rows = p.chunk * element;
-  int64_t state = f.plan.pBlock * (p.state + kResidentPad) * element;
-  return rows * (f.plan.pBlock + kResidentPad) +
-         rows * (p.state + kResidentPad) + bufferBytes(f, true) + state +
-         4 * (3 * p.chunk + scanRows(p, true)) + 256;
-}
-
-} // namespace
-
-bool rawOperands(FusedBuild &f) {
-  // Past the budget the raw rows would cost the second block on each SM,
-  // which costs more than the copies save (measured at chunk 256).
-  return rawOperandsApply(f) &&
-         rawChainItemBytes(f) <=
-             kSharedPerSM / kBlocksPerSM - kReservedPerBlock;
-}
-
-int64_t productBufferBytes(FusedBuild &f) {
-  return bufferBytes(f, rawOperands(f));
 }
 
 namespace {
@@ -181,11 +78,6 @@ AsyncRows chunkRows(FusedBuild &f, const ChainItem &it, Value dst,
   return rows;
 }
 } // namespace
-
-bool tmaOperands(FusedBuild &f) {
-  return f.plan.copy == CopyInstr::Tma && rawOperands(f) && !f.p.isVarlen() &&
-         f.plan.pBlock % kSwizzlePanel == 0 && f.p.state % kSwizzlePanel == 0;
-}
 
 void addTmaParams(FusedBuild &f, KernelInfo &info) {
   auto ptr = LLVM::LLVMPointerType::get(f.e.b.getContext());
@@ -267,7 +159,7 @@ void copyChunkXBTma(FusedBuild &f, ChainItem &it) {
 } // namespace
 
 void copyChunkXB(FusedBuild &f, ChainItem &it) {
-  if (tmaOperands(f))
+  if (f.config.tmaOperands())
     return copyChunkXBTma(f, it);
   const SSDProblem &p = f.p;
   Type mma = mmaElementType(p);
@@ -453,7 +345,8 @@ void chunkStateProductScalar(FusedBuild &f, const ChainItem &it,
   int64_t pBlock = f.plan.pBlock;
   int64_t tileP = roundUp(pBlock, 16), tileN = tileEdge(p.state);
   int64_t tilesN = (p.state + tileN - 1) / tileN;
-  TileMatmul mm(e, f.k, tileP, tileN, depthFor(p, p.chunk), mmaElementType(p));
+  TileMatmul mm(e, f.k, tileP, tileN, f.config.stateScalarDepth,
+                mmaElementType(p));
   const ChunkRange &r = it.place.range;
   Value x = f.arg("x"), bMat = f.arg("B");
 
@@ -493,7 +386,7 @@ void chunkStateProductScalar(FusedBuild &f, const ChainItem &it,
 void chunkStateProduct(FusedBuild &f, const ChainItem &it, Value shared,
                        function_ref<void()> before,
                        function_ref<void(Value, Value, Value)> fold) {
-  if (stateVectors(f))
+  if (f.config.stateVectors)
     chunkStateProductVector(f, it, shared, before, fold);
   else
     chunkStateProductScalar(f, it, before, fold);
@@ -503,10 +396,11 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   Emitter &e = f.e;
   const SSDProblem &p = f.p;
   int64_t pBlock = f.plan.pBlock;
-  bool raw = static_cast<bool>(it.sBC);
-  int64_t rows = scanRows(p, raw), cols = roundUp(pBlock, 16);
-  TileMatmul mm = scanProduct(f, raw);
-  bool vectors = scanVectors(f) && cols == pBlock;
+  bool raw = f.config.rawOperands();
+  assert(raw == static_cast<bool>(it.sBC) && "raw operands are copied first");
+  int64_t rows = f.config.scanRows, cols = roundUp(pBlock, 16);
+  TileMatmul mm = scanProduct(f);
+  bool vectors = f.config.scanVectors && cols == pBlock;
   if (vectors)
     mm.shareVectorBuffer(shared);
   Value sScale = f.k.sharedBuffer({rows}, e.b.getF32Type());

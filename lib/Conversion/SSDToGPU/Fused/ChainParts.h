@@ -34,11 +34,11 @@ struct ChainItem {
   /// (segments); the chunk scan reads it where it does not use sState.
   /// Without it the scan reads slot(c) of `passed_states`.
   Value sRun;
-  /// Shared, optional (rawOperands): the chunk's x rows [Q][pBlock + 8] and
-  /// B, later C, rows [Q][dstate + 8] in the tensor-core type, copied from
-  /// global memory by cp.async and read in place by the products; with
-  /// TMA (tmaOperands) [pBlock / 64][Q][64] and [dstate / 64][Q][64] in the
-  /// 128-byte swizzle (`swizzled`).
+  /// Shared, optional (KernelConfig::rawOperands): the chunk's x rows
+  /// [Q][pBlock + 8] and B, later C, rows [Q][dstate + 8] in the tensor-core
+  /// type, copied from global memory by cp.async and read in place by the
+  /// products; with TMA (OperandPath::Tma) [pBlock / 64][Q][64] and
+  /// [dstate / 64][Q][64] in the 128-byte swizzle (`swizzled`).
   Value sX, sBC;
   bool swizzled = false;
 };
@@ -48,13 +48,6 @@ struct ChainItem {
 /// pb and p0, and returns the step.
 Value decodeChainIndex(FusedBuild &f, Value index, Value steps, ChainItem &it);
 
-/// Whether the chain item's products read x, B and C from shared copies made
-/// by cp.async (mma.sync, both vector paths, 16-byte rows).
-bool rawOperands(FusedBuild &f);
-/// Whether the raw operands come by TMA (copy=tma): layers without
-/// cu_seqlens (a box starts at a chunk's first token and reads zeros past
-/// the sequence end), pBlock and dstate whole 64-element panels.
-bool tmaOperands(FusedBuild &f);
 /// The x, B and C parameters of the fused kernel's TMA descriptors: boxes
 /// of a chunk's rows by one 64-element panel.
 void addTmaParams(FusedBuild &f, KernelInfo &info);
@@ -75,18 +68,9 @@ void waitChunkRows(FusedBuild &f, const ChainItem &it, bool xb,
 
 /// The chunk-state product: one pBlock x dstate tile.
 TileMatmul stateProduct(FusedBuild &f);
-/// The chunk-scan product: scanRows output rows by the item's columns
-/// (`raw`: the item's operands are raw, see rawOperands).
-TileMatmul scanProduct(FusedBuild &f, bool raw = false);
-/// Whether the chunk-state / chunk-scan products take the vector path.
-bool stateVectors(FusedBuild &f);
-bool scanVectors(FusedBuild &f);
-/// Whether the fold can leave the state in shared memory as the scan's
-/// resident operand (both vector paths, dstate a multiple of the depth).
-bool residentState(FusedBuild &f);
-/// Bytes of the shared buffer both products' vector paths run in (0 when
-/// neither takes it).
-int64_t productBufferBytes(FusedBuild &f);
+/// The chunk-scan product: KernelConfig::scanRows output rows by the item's
+/// columns.
+TileMatmul scanProduct(FusedBuild &f);
 /// The resident state operand (ChainItem::sState) in the layout the scan's
 /// product reads, and the indices of its element (rr, nn).
 Value allocateResidentState(FusedBuild &f);
@@ -112,8 +96,8 @@ Value stateCarry(FusedBuild &f, const ChainItem &it);
 /// S = sum over tokens [0, it.place.range.len) of (x_l it.sW[l]) B_l^T, the
 /// whole tile in registers; then `before()` once, then `fold(rr, nn, v)`
 /// for every element of the tile: v is a vector<8xf32> of columns
-/// nn..nn+7 on the vector path (`shared`, productBufferBytes() bytes), an
-/// f32 elsewhere (rr < pBlock, nn < dstate).
+/// nn..nn+7 on the vector path (`shared`, KernelConfig::productBufferBytes
+/// bytes), an f32 elsewhere (rr < pBlock, nn < dstate).
 void chunkStateProduct(FusedBuild &f, const ChainItem &it, Value shared,
                        llvm::function_ref<void()> before,
                        llvm::function_ref<void(Value rr, Value nn, Value v)> fold);

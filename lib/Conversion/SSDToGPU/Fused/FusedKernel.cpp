@@ -50,7 +50,7 @@ void dispatch(FusedBuild &f, const TicketRanges &r, Value t) {
                {r.initEnd, r.cumsumEnd, emitCumsumItem},
                {r.cumsumEnd, r.bmmEnd, emitBmmItem},
                {r.bmmEnd, r.chainEnd,
-                f.plan.segmented ? emitSegmentItem : emitChainItem},
+                f.config.segmented ? emitSegmentItem : emitChainItem},
                {r.chainEnd, r.total, emitFinalItem}};
   // The kinds never run at once in a block (a ticket hand-off, with its
   // barriers, lies between two items), so they share the arena's bytes.
@@ -112,30 +112,9 @@ void persistentLoop(FusedBuild &f) {
   b.setInsertionPointAfter(loop);
 }
 
-/// Every choice the lowering made for this kernel, in one attribute on the
-/// gpu.func (FileChecked, and readable off any lowered module): the block
-/// and grid shape, the work item's rows, the state chain, the tensor-core
-/// instruction, how the chain item's x/B/C reach shared memory, and the
-/// shared memory a block holds.
-DictionaryAttr kernelConfig(FusedBuild &f, StringRef mma, int64_t shared) {
-  Builder b(f.e.b.getContext());
-  NamedAttrList config;
-  config.set("block", b.getI64IntegerAttr(kThreads));
-  config.set("blocks_per_sm", b.getI64IntegerAttr(kBlocksPerSM));
-  config.set("p_block", b.getI64IntegerAttr(f.plan.pBlock));
-  config.set("state_chain",
-             b.getStringAttr(f.plan.segmented ? "segment" : "chunk"));
-  config.set("mma", b.getStringAttr(mma));
-  config.set("operands", b.getStringAttr(tmaOperands(f)   ? "tma"
-                                         : rawOperands(f) ? "cp.async"
-                                                          : "registers"));
-  config.set("shared_memory", b.getI64IntegerAttr(shared));
-  return config.getDictionary(b.getContext());
-}
-
 /// Chunks per segment, at run time: enough segment items for about four
 /// per block of the grid (so that the last wave is short), at most
-/// maxSegmentChunks; the chain then has ceil(nc / S) steps.
+/// KernelConfig::maxSegmentChunks; the chain then has ceil(nc / S) steps.
 void chooseSegments(FusedBuild &f) {
   Emitter &e = f.e;
   constexpr int64_t kItemsPerBlock = 4;
@@ -143,7 +122,7 @@ void chooseSegments(FusedBuild &f) {
   Value chunkItems = e.mul(e.mul(f.batch, f.numChunks),
                            f.p.heads * f.plan.pBlocks);
   Value s = e.div(chunkItems, e.mul(grid, kItemsPerBlock));
-  s = e.max(e.min(s, e.idx(maxSegmentChunks(f.p))), e.idx(1));
+  s = e.max(e.min(s, e.idx(f.config.maxSegmentChunks)), e.idx(1));
   f.segmentChunks = s;
   f.chainSteps = e.div(e.add(f.numChunks, e.sub(s, e.idx(1))), s);
 }
@@ -153,10 +132,11 @@ void chooseSegments(FusedBuild &f) {
 KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                             const FusedPlan &plan) {
   const SSDProblem &p = plan.p;
+  KernelConfig config = chooseKernelConfig(plan);
   KernelInfo info;
   info.name = "ssd_fused";
-  info.grid = {"num_sms * " + std::to_string(kBlocksPerSM)};
-  info.block = kThreads;
+  info.grid = {"num_sms * " + std::to_string(config.blocksPerSM)};
+  info.block = config.blockThreads;
   addParams(info, p,
             {"x", "dt", "A", "B", "C", "D", "z", "dt_bias", "initial_states",
              "seq_idx", "cu_seqlens", "y", "final_states"},
@@ -168,38 +148,35 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
 
   KernelFunc k = createKernel(b, module, p, info);
   k.useSharedArena();
-  // ptxas keeps the registers within what kBlocksPerSM blocks per SM allow.
-  k.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(kBlocksPerSM));
+  // ptxas keeps the registers within what blocksPerSM blocks per SM allow.
+  k.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(config.blocksPerSM));
   Emitter e(b);
   Value x = k.arg("x");
   FusedBuild f{plan,
                p,
                k,
                e,
+               config,
                e.dim(x, 0),
                e.dim(x, 1),
                e.dim(k.arg("dA_cumsum"), 2),
                p.isVarlen() ? e.sub(e.dim(k.arg("cu_seqlens"), 0), e.idx(1))
                             : e.idx(1)};
-  if (plan.segmented)
+  if (config.segmented)
     chooseSegments(f);
   else
     f.chainSteps = f.numChunks;
-  if (tmaOperands(f)) {
+  if (config.tmaOperands()) {
     addTmaParams(f, info);
     initTmaBarriers(f);
   }
   k.func->setAttr("ssd.state_chain",
-                  b.getStringAttr(plan.segmented ? "segment" : "chunk"));
-  // The chain item's tensor-core instruction, "none" on the FMA path.
-  StringRef mma = !mmaElementType(p)             ? "none"
-                  : plan.mma == MmaInstr::Wgmma ? "wgmma"
-                                                : "mma.sync";
-  k.func->setAttr("ssd.mma", b.getStringAttr(mma));
+                  b.getStringAttr(config.segmented ? "segment" : "chunk"));
+  k.func->setAttr("ssd.mma", b.getStringAttr(config.mmaName()));
   persistentLoop(f);
   info.sharedMemory = k.sharedBytes();
   k.func->setAttr("ssd.kernel_config",
-                  kernelConfig(f, mma, info.sharedMemory));
+                  config.toAttr(b.getContext(), info.sharedMemory));
   return info;
 }
 

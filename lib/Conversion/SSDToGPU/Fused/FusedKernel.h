@@ -40,17 +40,11 @@
 #ifndef SSD_LIB_CONVERSION_SSDTOGPU_FUSED_FUSEDKERNEL_H
 #define SSD_LIB_CONVERSION_SSDTOGPU_FUSED_FUSEDKERNEL_H
 
-#include "../KernelCommon.h"
-#include "../TileMatmul.h"
+#include "KernelConfig.h"
 
 namespace ssd {
 namespace gpu_lowering {
 namespace fused {
-
-/// Blocks per SM the persistent grid is sized for (the kernel is compiled
-/// with nvvm.minctasm of the same value so that they fit).
-constexpr int64_t kBlocksPerSM = 2;
-constexpr int64_t kThreads = 256;
 
 /// What the fused lowering reads off `ssd.fused`: the problem in the
 /// unfused lowering's terms (sizes, types, tensors, workspaces, symbols),
@@ -67,15 +61,14 @@ struct FusedPlan {
   bool segmented = false;
   /// The tensor-core instruction of the chain item's products.
   MmaInstr mma = MmaInstr::MmaSync;
-  /// How raw x, B and C rows reach shared memory (ChainParts.h: rawOperands).
+  /// How raw x, B and C rows reach shared memory where the layer has them
+  /// (KernelConfig::operands).
   CopyInstr copy = CopyInstr::CpAsync;
 };
 
 /// Tokens a segment holds at most (its chunk-state weights are staged in
 /// shared memory, 4 bytes a token).
 constexpr int64_t kMaxSegmentTokens = 2048;
-/// Chunks a segment holds at most.
-int64_t maxSegmentChunks(const SSDProblem &p);
 
 /// Reads the plan off the module's single function holding one ssd.fused,
 /// or reports why the module is not supported.
@@ -89,6 +82,8 @@ struct FusedBuild {
   const SSDProblem &p;
   KernelFunc &k;
   Emitter &e;
+  /// The kernel's choices, made once from the plan (chooseKernelConfig).
+  KernelConfig config;
   Value batch;     // b
   Value seqLen;    // L
   Value numChunks; // nc
@@ -96,7 +91,7 @@ struct FusedBuild {
   /// Steps of a (row, head, pb) state chain: nc, or the number of segments.
   Value chainSteps;
   Value segmentChunks; // chunks per segment (segmented plans)
-  /// With TMA operands (ChainParts.h: tmaOperands): two mbarriers in shared
+  /// With TMA operands (KernelConfig::tmaOperands): two mbarriers in shared
   /// memory (memref<2xi64>), completing once per chain item, the first for
   /// the chunk's x and B rows and the second for its C rows, and the parity
   /// (i32) of the phase the current chain item waits for.

@@ -36,16 +36,12 @@ namespace ssd {
 namespace gpu_lowering {
 namespace fused {
 
-int64_t maxSegmentChunks(const SSDProblem &p) {
-  return std::max<int64_t>(1, kMaxSegmentTokens / p.chunk);
-}
-
 namespace {
 
 /// Step A's shared inputs: every token's weight in the segment's end state
 /// and the segment's decay.
 struct SegmentWeights {
-  Value sW;    // [maxSegmentChunks * Q]
+  Value sW;    // [KernelConfig::maxSegmentChunks * Q]
   Value decay; // D, f32
 };
 
@@ -58,7 +54,7 @@ SegmentWeights stageSegment(FusedBuild &f, const ChainItem &it, Value c0,
   Emitter &e = f.e;
   const SSDProblem &p = f.p;
   Type f32 = e.b.getF32Type();
-  int64_t maxChunks = maxSegmentChunks(p);
+  int64_t maxChunks = f.config.maxSegmentChunks;
   Value sCarry = f.k.sharedBuffer({maxChunks}, f32);
   Value sLater = f.k.sharedBuffer({maxChunks}, f32);
   SegmentWeights w;
@@ -209,12 +205,13 @@ void emitSegmentItem(FusedBuild &f, Value index) {
   s.chunks = e.sub(s.c1, s.c0);
 
   Value shared;
-  if (int64_t bytes = productBufferBytes(f))
+  const KernelConfig &config = f.config;
+  if (int64_t bytes = config.productBufferBytes)
     shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());
-  if (residentState(f))
+  if (config.residentState)
     it.sState = allocateResidentState(f);
   it.sRun = f.k.sharedBuffer({f.plan.pBlock, p.state}, e.b.getF32Type());
-  bool vectors = stateVectors(f);
+  bool vectors = config.stateVectors;
   foldSegment(f, it, s, shared, vectors);
   scanSegment(f, it, s, shared, vectors);
 }

@@ -1,0 +1,162 @@
+//===- KernelConfig.cpp - every choice of the fused kernel ----------------===//
+//
+// On tensor cores the chain item's products take TileMatmul's vector path
+// where their tiles allow it; with both vector paths the fold leaves the
+// state in shared memory for the scan, and on 16-bit layers that fit the
+// shared-memory budget x, B and C are copied whole into shared memory and
+// read there in place (raw operands), by TMA where the chip and the layer
+// allow it.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelConfig.h"
+#include "../TmaCopy.h"
+#include "FusedKernel.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+namespace fused {
+
+namespace {
+
+/// Tile depth of a product: the unfused choice on the tensor cores, 16 for
+/// the f32 path so that the three products' shared slices fit together.
+int64_t depthFor(const SSDProblem &p, int64_t k) {
+  return mmaElementType(p) ? tileDepth(k) : 16;
+}
+
+/// K slice depth of the chunk-state product: 64 on the tensor cores when
+/// the chunk allows (two slices at chunk 128; measured 2-4% faster on the
+/// H200 than 32, see bench/NOTES-fused-gpu.md).
+int64_t stateDepth(const SSDProblem &p) {
+  return p.chunk >= 64 ? 64 : tileDepth(p.chunk);
+}
+
+/// Output rows of one chunk-scan tile: 64 (measured no slower than
+/// whole-chunk tiles when the weights are staged, and they skip the upper
+/// triangle of CB); the whole chunk up to 128 rows with raw operands, where
+/// the weights are register fragments that each warp computes for its own
+/// rows only once.
+int64_t scanRows(const SSDProblem &p, bool raw) {
+  return raw && p.chunk <= 128 ? p.chunk : tileEdge(p.chunk);
+}
+
+/// Shared memory one block may hold so that blocksPerSM blocks share an SM
+/// (228 KB on sm_90, 1 KB of which every block reserves).
+constexpr int64_t kSharedPerSM = 228 * 1024, kReservedPerBlock = 1024;
+
+} // namespace
+
+KernelConfig chooseKernelConfig(const FusedPlan &plan) {
+  const SSDProblem &p = plan.p;
+  int64_t pBlock = plan.pBlock;
+  KernelConfig c;
+  c.pBlock = pBlock;
+  c.segmented = plan.segmented;
+  c.mmaType = mmaElementType(p);
+  c.mma = plan.mma;
+  c.stateDepth = stateDepth(p);
+  c.stateScalarDepth = depthFor(p, p.chunk);
+  c.scanDepth = depthFor(p, std::min(p.state, p.chunk));
+  c.maxSegmentChunks = std::max<int64_t>(1, kMaxSegmentTokens / p.chunk);
+
+  // The products as the chain item builds them (ChainParts.cpp:
+  // stateProduct, scanProduct), only sized here: TileMatmul decides whether
+  // a tile fits the tensor cores and the bytes its vector path holds. It
+  // emits nothing until it runs, so a detached builder serves.
+  ImplicitLocOpBuilder b(p.func->getLoc(), p.func->getContext());
+  Emitter e(b);
+  KernelFunc k;
+  TileMatmul state(e, k, pBlock, p.state, c.stateDepth, c.mmaType, plan.mma);
+  auto scan = [&](bool raw) {
+    return TileMatmul(e, k, scanRows(p, raw), roundUp(pBlock, 16), c.scanDepth,
+                      c.mmaType, plan.mma);
+  };
+  c.stateVectors = pBlock % 16 == 0 && p.state % 16 == 0 && p.state <= 128 &&
+                   p.chunk % kVectorWidth == 0 && state.usesMma();
+  c.scanVectors = pBlock % 16 == 0 && p.state % kVectorWidth == 0 &&
+                  p.chunk % kVectorWidth == 0 && scan(false).usesMma();
+  // Both vector paths, dstate a multiple of the scan's depth.
+  c.residentState =
+      c.stateVectors && c.scanVectors && p.state % c.scanDepth == 0;
+
+  // The products' shared buffer: with raw operands the chunk-state product
+  // reads B in place, and the scan C and x; only the scaled operands are
+  // staged.
+  auto bufferBytes = [&](bool raw) {
+    int64_t bytes = 0;
+    if (c.stateVectors)
+      bytes = state.vectorBytes(false, raw);
+    if (c.scanVectors)
+      bytes = std::max(bytes, scan(raw).vectorBytes(false, raw));
+    return bytes;
+  };
+
+  // Whether the layer and the products allow raw operands at all (before
+  // the shared-memory budget).
+  bool rawApply = !plan.segmented && c.residentState &&
+                  plan.mma == MmaInstr::MmaSync && c.mmaType &&
+                  c.mmaType.getIntOrFloatBitWidth() == 16 &&
+                  p.elementType == c.mmaType && pBlock % kVectorWidth == 0 &&
+                  p.state % kVectorWidth == 0;
+  // The chain item's shared bytes with raw operands: x rows, B/C rows, the
+  // products' buffer, the resident state and the chunk vectors (dA, dt,
+  // weights, row scales), with room for the arena's 16-byte alignment.
+  auto rawChainItemBytes = [&] {
+    int64_t element = c.mmaType.getIntOrFloatBitWidth() / 8;
+    int64_t rows = p.chunk * element;
+    int64_t resident = pBlock * (p.state + kResidentPad) * element;
+    return rows * (pBlock + kResidentPad) + rows * (p.state + kResidentPad) +
+           bufferBytes(true) + resident +
+           4 * (3 * p.chunk + scanRows(p, true)) + 256;
+  };
+  // Past the budget the raw rows would cost the second block on each SM,
+  // which costs more than the copies save (measured at chunk 256).
+  bool raw = rawApply && rawChainItemBytes() <=
+                             kSharedPerSM / c.blocksPerSM - kReservedPerBlock;
+  // TMA (copy=tma): layers without cu_seqlens (a box starts at a chunk's
+  // first token and reads zeros past the sequence end), pBlock and dstate
+  // whole 64-element panels.
+  bool tma = raw && plan.copy == CopyInstr::Tma && !p.isVarlen() &&
+             pBlock % kSwizzlePanel == 0 && p.state % kSwizzlePanel == 0;
+  c.operands = tma   ? OperandPath::Tma
+               : raw ? OperandPath::CpAsync
+                     : OperandPath::Registers;
+  c.scanRows = scanRows(p, raw);
+  c.productBufferBytes = bufferBytes(raw);
+  return c;
+}
+
+StringRef KernelConfig::mmaName() const {
+  return !mmaType ? "none" : mma == MmaInstr::Wgmma ? "wgmma" : "mma.sync";
+}
+
+/// Every choice the lowering made for this kernel, in one attribute on the
+/// gpu.func (FileChecked, and readable off any lowered module): the block
+/// and grid shape, the work item's rows, the state chain, the tensor-core
+/// instruction, how the chain item's x/B/C reach shared memory, and the
+/// shared memory a block holds.
+DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
+                                    int64_t sharedMemory) const {
+  Builder b(ctx);
+  NamedAttrList config;
+  config.set("block", b.getI64IntegerAttr(blockThreads));
+  config.set("blocks_per_sm", b.getI64IntegerAttr(blocksPerSM));
+  config.set("p_block", b.getI64IntegerAttr(pBlock));
+  config.set("state_chain", b.getStringAttr(segmented ? "segment" : "chunk"));
+  config.set("mma", b.getStringAttr(mmaName()));
+  config.set("operands",
+             b.getStringAttr(operands == OperandPath::Tma       ? "tma"
+                             : operands == OperandPath::CpAsync ? "cp.async"
+                                                                : "registers"));
+  config.set("shared_memory", b.getI64IntegerAttr(sharedMemory));
+  return config.getDictionary(ctx);
+}
+
+} // namespace fused
+} // namespace gpu_lowering
+} // namespace ssd

@@ -1,0 +1,81 @@
+//===- KernelConfig.h - every choice of the fused kernel -------*- C++ -*-===//
+//
+// The fused kernel's configuration: the block and grid shape, the work
+// item's rows, the state chain, the tensor-core instruction, the paths the
+// chain item's products take and the shared memory they share. It is
+// chosen once from the plan (chooseKernelConfig), before any code is
+// emitted; the item builders read it (FusedBuild::config) instead of
+// re-deciding, and `ssd.kernel_config` prints it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SSD_LIB_CONVERSION_SSDTOGPU_FUSED_KERNELCONFIG_H
+#define SSD_LIB_CONVERSION_SSDTOGPU_FUSED_KERNELCONFIG_H
+
+#include "../KernelCommon.h"
+#include "../TileMatmul.h"
+
+namespace ssd {
+namespace gpu_lowering {
+namespace fused {
+
+/// Blocks per SM the persistent grid is sized for (the kernel is compiled
+/// with nvvm.minctasm of the same value so that they fit).
+constexpr int64_t kBlocksPerSM = 2;
+constexpr int64_t kThreads = 256;
+
+struct FusedPlan;
+
+/// How the chain item's products get x, B and C: raw rows copied whole
+/// into shared memory by TMA or by cp.async and read there in place, or
+/// loaded by each product into registers (and staged, on the vector path).
+enum class OperandPath { Tma, CpAsync, Registers };
+
+struct KernelConfig {
+  int64_t blockThreads = kThreads;
+  int64_t blocksPerSM = kBlocksPerSM;
+  int64_t pBlock = 0; // headdim rows of one chain item
+  /// The state chain walks segments of chunks (FusedPlan::segmented).
+  bool segmented = false;
+  /// The tensor-core element type of the products, null on the FMA path.
+  Type mmaType;
+  /// The tensor-core instruction the plan asks for (TileMatmul takes
+  /// mma.sync where a tile does not fit wgmma).
+  MmaInstr mma = MmaInstr::MmaSync;
+  OperandPath operands = OperandPath::Registers;
+  /// The chunk-state / chunk-scan products take the vector path.
+  bool stateVectors = false, scanVectors = false;
+  /// The fold leaves the state in shared memory as the scan's resident
+  /// operand (ChainItem::sState).
+  bool residentState = false;
+  /// K slice depths: the chunk-state product (vector path, and the scalar
+  /// fill's) and the chunk-scan products.
+  int64_t stateDepth = 0, stateScalarDepth = 0, scanDepth = 0;
+  /// Output rows of one chunk-scan tile.
+  int64_t scanRows = 0;
+  /// Bytes of the shared buffer both products' vector paths run in (0 when
+  /// neither takes it).
+  int64_t productBufferBytes = 0;
+  /// Chunks a segment holds at most (segmented plans).
+  int64_t maxSegmentChunks = 1;
+
+  /// x, B and C rows are copied whole into shared memory (TMA or cp.async).
+  bool rawOperands() const { return operands != OperandPath::Registers; }
+  bool tmaOperands() const { return operands == OperandPath::Tma; }
+  /// The chain item's tensor-core instruction, "none" on the FMA path.
+  llvm::StringRef mmaName() const;
+
+  /// The `ssd.kernel_config` attribute, with the shared memory a block
+  /// holds (known once the kernel is built).
+  mlir::DictionaryAttr toAttr(mlir::MLIRContext *ctx,
+                              int64_t sharedMemory) const;
+};
+
+/// Chooses the configuration of the plan's kernel (the pass options
+/// already applied to the plan).
+KernelConfig chooseKernelConfig(const FusedPlan &plan);
+
+} // namespace fused
+} // namespace gpu_lowering
+} // namespace ssd
+
+#endif // SSD_LIB_CONVERSION_SSDTOGPU_FUSED_KERNELCONFIG_H
