@@ -3,7 +3,9 @@
 Needs the runtime library ($SSD_MLIR_RUNTIME_LIB), the artifacts and the
 cases that scripts/device/build-torch-cases.py writes where MLIR is
 ($SSD_MLIR_ARTIFACTS, $SSD_MLIR_TORCH_CASES): on a GPU machine a missing
-one fails the tests rather than skipping them.
+one fails the tests rather than skipping them. The golden cases
+(cases/golden.txt) are named at collection time: without
+$SSD_MLIR_TORCH_CASES or its golden.txt they skip, saying why.
 """
 
 import os
@@ -29,24 +31,88 @@ def load(name):
     return args, case["call"], case["y"], case["states"]
 
 
-@pytest.mark.parametrize("name", [c["name"] for c in GPU_CASES])
-def test_matches_reference(name):
-    args, call, expected_y, expected_states = load(name)
-    dtype = args["x"].dtype
-    out = mamba_chunk_scan_combined(**args, **call)
+def check_outputs(out, call, dtype, expected_y, expected_states, C_dtype):
+    """y and the states asked for against the expected ones, within the
+    golden bound of the compute dtype."""
     if not isinstance(out, tuple):
         out = (out,)
     y = out[0]
-    assert y.device == args["x"].device and y.dtype == dtype
+    assert y.dtype == dtype
     assert rel_error(y, expected_y) <= BOUNDS[dtype]
     if call.get("return_varlen_states"):
         final, seqs = out[1], out[2]
-        assert seqs.dtype == args["C"].dtype
+        assert seqs.dtype == C_dtype
         assert rel_error(seqs, expected_states) <= BOUNDS[dtype]
         assert rel_error(final, expected_states[-1:]) <= BOUNDS[dtype]
     elif call.get("return_final_states"):
         assert out[1].dtype == torch.float32
         assert rel_error(out[1], expected_states) <= BOUNDS[dtype]
+
+
+@pytest.mark.parametrize("name", [c["name"] for c in GPU_CASES])
+def test_matches_reference(name):
+    args, call, expected_y, expected_states = load(name)
+    out = mamba_chunk_scan_combined(**args, **call)
+    y = out[0] if isinstance(out, tuple) else out
+    assert y.device == args["x"].device
+    check_outputs(out, call, args["x"].dtype, expected_y, expected_states, args["C"].dtype)
+
+
+def golden_names():
+    """The golden cases build-torch-cases.py wrote (read at collection), or
+    one skipped placeholder saying why there are none."""
+    folder = os.environ.get("SSD_MLIR_TORCH_CASES")
+    listing = pathlib.Path(folder) / "golden.txt" if folder else None
+    if listing is None or not listing.is_file():
+        why = (f"no {listing} (build-torch-cases.py found no golden folder)" if listing
+               else "set SSD_MLIR_TORCH_CASES (scripts/device/build-torch-cases.py)")
+        return [pytest.param(None, id="none", marks=pytest.mark.skip(reason=why))]
+    return listing.read_text().split()
+
+
+GOLDEN = golden_names()
+# One golden case per dtype (every optional input but varlen) for
+# torch.compile and CUDA-graph replay.
+GOLDEN_COMPILED = [n for n in GOLDEN if isinstance(n, str)
+                   and n.startswith("golden-c02_all_features-") and n.endswith("-q64")]
+GOLDEN_COMPILED = GOLDEN_COMPILED or GOLDEN[:1]
+
+
+@pytest.mark.parametrize("name", GOLDEN)
+def test_golden(name):
+    args, call, expected_y, expected_states = load(name)
+    out = mamba_chunk_scan_combined(**args, **call)
+    check_outputs(out, call, args["x"].dtype, expected_y, expected_states, args["C"].dtype)
+
+
+@pytest.mark.parametrize("name", GOLDEN_COMPILED)
+def test_golden_torch_compile_fullgraph(name):
+    args, call, expected_y, expected_states = load(name)
+
+    def layer(**tensors):
+        return mamba_chunk_scan_combined(**tensors, **call)
+
+    out = torch.compile(layer, fullgraph=True)(**args)
+    check_outputs(out, call, args["x"].dtype, expected_y, expected_states, args["C"].dtype)
+
+
+@pytest.mark.parametrize("name", GOLDEN_COMPILED)
+def test_golden_cuda_graph_replay(name):
+    # Captured on zeros (integer inputs kept), replayed on the case's inputs:
+    # the replay reads the static inputs as they are at replay.
+    args, call, expected_y, expected_states = load(name)
+    static = {k: (v.clone() if not v.is_floating_point() else torch.zeros_like(v))
+              for k, v in args.items()}
+    mamba_chunk_scan_combined(**static, **call)  # loads the module before capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = mamba_chunk_scan_combined(**static, **call)
+    for k, v in args.items():
+        static[k].copy_(v)
+    graph.replay()
+    torch.cuda.synchronize()
+    check_outputs(out, call, args["x"].dtype, expected_y, expected_states, args["C"].dtype)
 
 
 def plain_case():

@@ -152,3 +152,57 @@ def gpu_case(case: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
                        **case["shape"], **case["inputs"])
     call = dict(case["call"], chunk_size=case["chunk"])
     return args, call
+
+
+# The golden cases (../shared/golden, see its README.md) as torch op calls:
+# every case in each compute dtype at these chunk sizes (the result does not
+# depend on the chunk size, only its rounding does).
+GOLDEN_CHUNKS = (64, 128, 256)
+
+
+def golden_case(folder: Any, dtype: str, chunk: int) -> dict[str, Any]:
+    """One golden case folder as a torch op call, in mamba_ssm's layout:
+    {"args", "call", "y", "states", "expected"}. x, B, C and z are rounded
+    to the compute dtype (the golden bounds assume it); the other inputs
+    stay float32. Expected outputs are the golden files' (float64), except
+    where cu_seqlens gives every sequence its own initial state: mamba_ssm
+    takes one per row (the first sequence's, the others start from zero),
+    so those come from the float64 reference with that start."""
+    import json
+    import pathlib
+
+    import numpy as np
+
+    folder = pathlib.Path(folder)
+    meta = json.loads((folder / "case.json").read_text())
+
+    def load(name: str) -> torch.Tensor:
+        return torch.from_numpy(np.load(folder / f"{name}.npy"))
+
+    rounded = DTYPES[dtype]
+    args: dict[str, Any] = {}
+    for name in ("x", "dt", "A", "B", "C", "D", "z", "dt_bias", "initial_states",
+                 "seq_idx", "cu_seqlens"):
+        if name in meta["inputs"]:
+            t = load(name)
+            args[name] = t.to(rounded) if name in ("x", "B", "C", "z") else t
+    lo, hi = meta.get("dt_limit") or (0.0, None)
+    call: dict[str, Any] = dict(chunk_size=chunk, dt_softplus=bool(meta.get("dt_softplus")),
+                                return_final_states=True)
+    if lo != 0.0 or hi is not None:
+        call["dt_limit"] = (float(lo), math.inf if hi is None else float(hi))
+    y = load("y").to(torch.float64)
+    states = load("final_states").to(torch.float64)
+    expected = "golden"
+    if "cu_seqlens" in args:
+        call["return_varlen_states"] = True
+        init = args.get("initial_states")
+        if init is not None:
+            args["initial_states"] = init[:1].contiguous()
+            if init.shape[0] > 1 and bool(init[1:].any()):
+                y, states = reference(args, chunk_size=chunk,
+                                      dt_softplus=call["dt_softplus"],
+                                      dt_limit=call.get("dt_limit", (0.0, math.inf)),
+                                      varlen=True)
+                expected = "reference (one initial state per row)"
+    return {"args": args, "call": call, "y": y, "states": states, "expected": expected}

@@ -7,6 +7,12 @@ GPU machine (which has torch and CUDA but no MLIR):
                                    compiled as ssd-compile does, sm_90a)
   OUT/cases/<name>.pt              each case's inputs, call options and the
                                    reference outputs (float64 recurrence)
+  OUT/cases/golden-<case>-<dtype>-q<Q>.pt   every golden case (../shared/golden,
+                                   or $SSD_GOLDEN_DIR) in f32, bf16 and f16 at
+                                   chunk sizes 64, 128 and 256, with its
+                                   expected outputs (torch_cases.golden_case);
+                                   listed in OUT/cases/golden.txt. Written only
+                                   where the golden folder is
   OUT/commands.txt                 the equivalent ssd-compile commands
   OUT/hf-artifacts.txt             the artifacts (also under OUT/artifacts)
                                    of the Hugging Face Mamba-2 models that
@@ -35,7 +41,8 @@ import torch  # noqa: E402
 
 from ssd_mlir import _layer  # noqa: E402
 from ssd_mlir.torch import artifact_name, compile_command, kernel_spec  # noqa: E402
-from torch_cases import GPU_CASES, gpu_case, reference  # noqa: E402
+from torch_cases import (DTYPES, GOLDEN_CHUNKS, GPU_CASES, gpu_case,  # noqa: E402
+                         golden_case, reference)
 
 TARGET = "sm_90a"
 
@@ -58,6 +65,26 @@ def main() -> int:
                               varlen=varlen)
         torch.save({"args": args, "call": call, "y": y, "states": states},
                    out / "cases" / f"{case['name']}.pt")
+    golden = pathlib.Path(os.environ.get("SSD_GOLDEN_DIR", src.parent / "shared" / "golden"))
+    golden_names = []
+    if (golden / "README.md").is_file():
+        for folder in sorted(p for p in golden.iterdir() if (p / "case.json").is_file()):
+            for dtype in DTYPES:
+                for chunk in GOLDEN_CHUNKS:
+                    case = golden_case(folder, dtype, chunk)
+                    spec = kernel_spec(**case["args"], **case["call"])
+                    specs[artifact_name(spec, TARGET)] = spec
+                    name = f"golden-{folder.name}-{dtype}-q{chunk}"
+                    torch.save(case, out / "cases" / f"{name}.pt")
+                    golden_names.append(name)
+    else:
+        print(f"note: no golden cases at {golden} (set SSD_GOLDEN_DIR): "
+              "the golden torch tests will skip")
+    golden_list = out / "cases" / "golden.txt"
+    if golden_names:
+        golden_list.write_text("\n".join(golden_names) + "\n")
+    elif golden_list.exists():
+        golden_list.unlink()
     hf_names = []
     if importlib.util.find_spec("transformers") is not None:
         import hf_cases
@@ -84,7 +111,8 @@ def main() -> int:
         hf_list.write_text("\n".join(hf_names) + "\n")
     elif hf_list.exists():
         hf_list.unlink()
-    print(f"wrote {len(GPU_CASES)} cases and {len(specs)} artifacts under {out}")
+    print(f"wrote {len(GPU_CASES)} cases, {len(golden_names)} golden cases and "
+          f"{len(specs)} artifacts under {out}")
     return 0
 
 
