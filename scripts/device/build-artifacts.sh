@@ -145,24 +145,18 @@ opt=$build/bin/ssd-opt
 ptxas=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
 : >"$out/tile-products/cases.txt"
 for mma in mma.sync wgmma; do
-  for shape in "64 64 128 64" "64 128 128 64" "64 64 256 32" "128 64 128 64"; do
+  for shape in "64 64 128 64" "64 128 128 64" "64 64 256 32"; do
     read -r m n k depth <<<"$shape"
     # How A reaches the tensor cores: register fragments (plain, scaled
-    # along k, causal; causal-folded: the warps balanced over the causal
-    # product, the fused kernel's scan) are an mma.sync path; wgmma takes
-    # 64-row tiles.
+    # along k, causal) are an mma.sync path.
     sources=staged
-    [ "$mma" = mma.sync ] && sources="staged registers scaled causal causal-folded"
-    [ "$mma" = wgmma ] && [ "$m" != 64 ] && continue
+    [ "$mma" = mma.sync ] && sources="staged registers scaled causal"
     for ak in true false; do
       for bk in true false; do
         for a_source in $sources; do
         name="tile-${mma/./}-m$m-n$n-k$k-d$depth-a$ak-b$bk"
         [ "$a_source" = staged ] || name="$name-$a_source"
-        pass_source=${a_source%-folded}
-        fold=false
-        [ "$pass_source" = "$a_source" ] || fold=true
-        if echo 'module {}' | "$opt" --ssd-test-tile-product="m=$m n=$n k=$k depth=$depth a-k-contiguous=$ak b-k-contiguous=$bk mma=$mma a-source=$pass_source fold-rows=$fold" \
+        if echo 'module {}' | "$opt" --ssd-test-tile-product="m=$m n=$n k=$k depth=$depth a-k-contiguous=$ak b-k-contiguous=$bk mma=$mma a-source=$a_source" \
              --ssd-gpu-kernels-to-binary="format=isa" -o "$out/tile-products/$name.mlir" &&
            python3 "$src/scripts/gpu-binary-ptx.py" "$out/tile-products/$name.mlir" "$out/tile-products/$name.ptx" &&
            "$ptxas" -arch=sm_90a "$out/tile-products/$name.ptx" -o "$out/tile-products/$name.cubin"; then

@@ -8,9 +8,7 @@ DIR holds <name>.cubin and cases.txt (one line per kernel: name m n k
 a_k_contiguous b_k_contiguous mma [a_source]), as
 scripts/device/build-artifacts.sh writes them. a_source (default staged) is
 the pass's a-source: `scaled` multiplies A along k by 2^(k % 3 - 1),
-`causal` zeroes A(k, m) for k > m (`causal-folded` too, with the warps
-folded over the rows); the host product does the same. Loads the cubins
-with CuPy (the GPU machine has it), passes
+`causal` zeroes A(k, m) for k > m; the host product does the same. Loads the cubins with CuPy (the GPU machine has it), passes
 every memref as its expanded descriptor (allocated and aligned pointer,
 offset, sizes, strides). Prints one PASS/FAIL line per kernel and exits 1
 when any product is off by more than 1e-4 (relative to its largest
@@ -48,8 +46,7 @@ def effective_a(a_mk, a_source):
     m, k = a_mk.shape
     if a_source == "scaled":
         return a_mk * (2.0 ** (np.arange(k) % 3 - 1))[None, :]
-    # causal-folded: the same product, the warps folded over its rows.
-    if a_source in ("causal", "causal-folded"):
+    if a_source == "causal":
         return np.where(np.arange(k)[None, :] <= np.arange(m)[:, None], a_mk, 0.0)
     return a_mk
 

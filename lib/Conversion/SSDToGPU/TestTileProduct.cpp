@@ -54,11 +54,6 @@ struct TestTileProductPass
     if (aSource != "staged" && mma != "mma.sync")
       return bad("a-source '" + aSource + "' needs mma=mma.sync, got '" + mma +
                  "'");
-    if (foldRows && (mma != "mma.sync" || !TileMatmul::foldFits(m, n, depth)))
-      return bad("fold-rows needs a mma.sync tile of one 16-row band per "
-                 "warp and an even number of 8-column blocks per warp, got "
-                 "mma=" + mma + " and a " + Twine(m) + "x" + Twine(n) +
-                 " tile");
     return success();
   }
 
@@ -116,11 +111,6 @@ struct TestTileProductPass
     Emitter e(b);
     TileMatmul mm(e, kernel, m, n, depth, bf16,
                   mma == "wgmma" ? MmaInstr::Wgmma : MmaInstr::MmaSync);
-    if (foldRows) {
-      [[maybe_unused]] bool folded = mm.foldRows();
-      assert(folded && "checkOptions admits only tiles that fold");
-      func->setAttr("ssd.rows_folded", b.getUnitAttr());
-    }
     // Operand X(kk, row) of a matrix stored row x k (k contiguous) or
     // k x row.
     auto operand = [&](Value matrix, bool kContiguous) {

@@ -51,47 +51,6 @@ TileMatmul::TileMatmul(Emitter &e, KernelFunc &kernel, int64_t tileM,
   }
 }
 
-bool TileMatmul::foldFits(int64_t tileM, int64_t tileN, int64_t tileK) {
-  if (!mmaFits(tileM, tileN, tileK))
-    return false;
-  int64_t warpsM = std::min<int64_t>(kWarps, tileM / 16);
-  int64_t fragsN = tileN / 8 / (kWarps / warpsM);
-  return tileM / 16 == warpsM && fragsN % 2 == 0;
-}
-
-bool TileMatmul::foldRows() {
-  if (folded)
-    return true;
-  if (!usesMma() || wgmma || !foldFits(tileM, tileN, tileK))
-    return false;
-  folded = true;
-  fragsM = 2;
-  fragsN /= 2;
-  return true;
-}
-
-Value TileMatmul::fragmentRow0(Value wm, int64_t i) const {
-  if (!folded)
-    return e.add(e.mul(wm, fragsM * 16), e.idx(16 * i));
-  // Half band 0 is band wm, half band 1 its mirror.
-  return e.mul(i == 0 ? wm : e.sub(e.idx(warpsM - 1), wm), 16);
-}
-
-Value TileMatmul::fragmentCol0(Value wn, int64_t i, int64_t j) const {
-  int64_t blocksPerWarp = folded ? 2 * fragsN : fragsN;
-  int64_t block = folded ? i * fragsN + j : j;
-  return e.add(e.mul(wn, blocksPerWarp * 8), e.idx(8 * block));
-}
-
-SmallVector<SmallVector<int64_t, 2>, 2> TileMatmul::fragmentRowGroups() const {
-  if (folded)
-    return {{0}, {1}};
-  SmallVector<int64_t, 2> all;
-  for (int64_t i = 0; i < fragsM; ++i)
-    all.push_back(i);
-  return {all};
-}
-
 /// The single-stage buffers of the scalar fill, allocated on first use so
 /// that a product on the vector path only holds the shared memory it uses.
 void TileMatmul::allocateScalarBuffers() {
@@ -214,33 +173,29 @@ SmallVector<Value> TileMatmul::mmaStep(ValueRange acc) {
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
   Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
-  Value rowA = e.rem(lane, e.idx(16));
+  Value rowA = e.add(e.mul(wm, fragsM * 16), e.rem(lane, e.idx(16)));
   Value colA = e.mul(e.div(lane, e.idx(16)), 8);
-  Value rowB = e.rem(lane, e.idx(8));
+  Value rowB = e.add(e.mul(wn, fragsN * 8), e.rem(lane, e.idx(8)));
   Value colB = e.mul(e.rem(e.div(lane, e.idx(8)), e.idx(2)), 8);
   auto aType = VectorType::get({4, 2}, mmaType);
   auto bType = VectorType::get({2, 2}, mmaType);
   SmallVector<Value> next(acc.begin(), acc.end());
   for (int64_t ks = 0; ks < tileK; ks += 16) {
-    for (ArrayRef<int64_t> group : fragmentRowGroups()) {
-      SmallVector<Value> aFrags, bFrags;
-      for (int64_t i : group)
-        aFrags.push_back(nvgpu::LdMatrixOp::create(
-            e.b, aType, sA,
-            ValueRange{e.add(fragmentRow0(wm, i), rowA),
-                       e.add(colA, e.idx(ks))},
-            /*transpose=*/false, /*numTiles=*/4));
+    SmallVector<Value> aFrags, bFrags;
+    for (int64_t i = 0; i < fragsM; ++i)
+      aFrags.push_back(nvgpu::LdMatrixOp::create(
+          e.b, aType, sA, ValueRange{e.add(rowA, e.idx(16 * i)),
+                                     e.add(colA, e.idx(ks))},
+          /*transpose=*/false, /*numTiles=*/4));
+    for (int64_t j = 0; j < fragsN; ++j)
+      bFrags.push_back(nvgpu::LdMatrixOp::create(
+          e.b, bType, sB, ValueRange{e.add(rowB, e.idx(8 * j)),
+                                     e.add(colB, e.idx(ks))},
+          /*transpose=*/false, /*numTiles=*/2));
+    for (int64_t i = 0; i < fragsM; ++i)
       for (int64_t j = 0; j < fragsN; ++j)
-        bFrags.push_back(nvgpu::LdMatrixOp::create(
-            e.b, bType, sB,
-            ValueRange{e.add(fragmentCol0(wn, group.front(), j), rowB),
-                       e.add(colB, e.idx(ks))},
-            /*transpose=*/false, /*numTiles=*/2));
-      for (auto [g, i] : llvm::enumerate(group))
-        for (int64_t j = 0; j < fragsN; ++j)
-          next[i * fragsN + j] =
-              mmaSync(e, aFrags[g], bFrags[j], next[i * fragsN + j]);
-    }
+        next[i * fragsN + j] =
+            mmaSync(e, aFrags[i], bFrags[j], next[i * fragsN + j]);
   }
   return next;
 }
@@ -292,19 +247,17 @@ void TileMatmul::epilogue(
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
   Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
-  Value laneRow = e.div(lane, e.idx(4));
-  Value laneCol = e.mul(e.rem(lane, e.idx(4)), 2);
+  Value row0 = e.add(e.mul(wm, fragsM * 16), e.div(lane, e.idx(4)));
+  Value col0 = e.add(e.mul(wn, fragsN * 8), e.mul(e.rem(lane, e.idx(4)), 2));
   for (int64_t i = 0; i < fragsM; ++i)
-    for (int64_t j = 0; j < fragsN; ++j) {
-      Value row0 = e.add(fragmentRow0(wm, i), laneRow);
-      Value col0 = e.add(fragmentCol0(wn, i, j), laneCol);
+    for (int64_t j = 0; j < fragsN; ++j)
       for (int64_t r = 0; r < 2; ++r)
         for (int64_t c = 0; c < 2; ++c) {
           Value v = vector::ExtractOp::create(e.b, acc[i * fragsN + j],
                                               ArrayRef<int64_t>{r, c});
-          store(e.add(row0, e.idx(8 * r)), e.add(col0, e.idx(c)), v);
+          store(e.add(row0, e.idx(16 * i + 8 * r)),
+                e.add(col0, e.idx(8 * j + c)), v);
         }
-    }
 }
 
 } // namespace gpu_lowering

@@ -114,21 +114,6 @@ public:
   /// Whether the vector path multiplies with wgmma.
   bool usesWgmma() const { return wgmma; }
 
-  /// Balances a causal product (A zero past a diagonal: TileOperand::
-  /// diagonal) over the warps. In the default layout warp w owns row band
-  /// w of the tile, so with the diagonal at the tile's first row it takes
-  /// w + 1 of the k16 steps: the last warp sets the time. Folded, warp w
-  /// owns the left half of row band w and the right half of row band
-  /// (bands - 1 - w), and every warp takes bands + 1 half-width steps.
-  /// Each accumulator element sees the same k steps in the same order, so
-  /// the results are bitwise those of the default layout. Applies to
-  /// mma.sync tiles of one row band per warp and an even number of 8-column
-  /// blocks per warp; returns whether it did.
-  bool foldRows();
-  /// Whether foldRows applies to a mma.sync tile of this shape.
-  static bool foldFits(int64_t tileM, int64_t tileN, int64_t tileK);
-  bool rowsFolded() const { return folded; }
-
   /// Shape and element indices of a resident B operand (TileOperand::
   /// resident) of `rows` rows and depth `k`, in the layout this product
   /// reads: [1][rows][k + kResidentPad] for mma.sync,
@@ -209,14 +194,6 @@ private:
   llvm::SmallVector<Value> wgmmaStep(ValueRange acc, Value viewA,
                                      bool aKMajor, Value viewB, bool bKMajor,
                                      Value stage, bool bResident, Value bK0);
-  /// The first row of this warp's fragment row i and the first column of
-  /// its fragment (i, j), for warp (wm, wn) of the warp grid.
-  Value fragmentRow0(Value wm, int64_t i) const;
-  Value fragmentCol0(Value wn, int64_t i, int64_t j) const;
-  /// The groups of fragment rows that share B fragments (and, on a causal
-  /// product, whether a k16 step is live): all rows in one group, or each
-  /// folded half band alone.
-  llvm::SmallVector<llvm::SmallVector<int64_t, 2>, 2> fragmentRowGroups() const;
   /// Indices of the first element of vector `(kk, row)` in a staged view.
   llvm::SmallVector<Value> stagedAt(bool kContiguous, Value stage, Value kk,
                                     Value row) const;
@@ -227,7 +204,6 @@ private:
   Type mmaType;
   int64_t warpsM = 1, warpsN = 1, fragsM = 1, fragsN = 1; // MMA layout
   bool wgmma = false;
-  bool folded = false; // foldRows: fragsM 2 half bands of fragsN blocks
   Value sA, sB;
   /// One byte buffer for the vector path: the two-stage A and B slices
   /// (viewed per layout), reused by epilogueVector for the output tile.

@@ -233,6 +233,8 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
   Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
+  Value mBase = e.add(e.mul(wm, fragsM * 16), aAt.row0);
+  Value nBase = e.add(e.mul(wn, fragsN * 8), bAt.row0);
   Value l8 = e.rem(lane, e.idx(8)), l16 = e.rem(lane, e.idx(16));
   Value hi8 = e.mul(e.div(lane, e.idx(16)), 8);            // (lane/16)*8
   Value mid8 = e.mul(e.rem(e.div(lane, e.idx(8)), e.idx(2)), 8); // ((lane/8)%2)*8
@@ -243,20 +245,13 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
   auto placed = [&](const SliceAt &at, SmallVector<Value> idx) {
     return at.swizzled ? swizzled128At(e, idx[1], idx[2]) : idx;
   };
-  // Fragment row i's first row and fragment (i, j)'s first column in the
-  // operands' buffers.
-  auto rowOf = [&](int64_t i) { return e.add(fragmentRow0(wm, i), aAt.row0); };
-  auto colOf = [&](int64_t i, int64_t j) {
-    return e.add(fragmentCol0(wn, i, j), bAt.row0);
-  };
   SmallVector<Value> next(acc.begin(), acc.end());
-  // One k16 step of this warp's fragment rows `group`.
-  auto kStep = [&](int64_t ks, ValueRange cur,
-                   ArrayRef<int64_t> group) -> SmallVector<Value> {
+  // One k16 step of this warp's fragments.
+  auto kStep = [&](int64_t ks, ValueRange cur) -> SmallVector<Value> {
     SmallVector<Value> aFrags, bFrags, out(cur.begin(), cur.end());
     Value kAbs = e.add(aK0, e.idx(ks));
-    for (int64_t i : group) {
-      Value m0 = rowOf(i);
+    for (int64_t i = 0; i < fragsM; ++i) {
+      Value m0 = e.add(mBase, e.idx(16 * i));
       if (a.fragmentPair) {
         aFrags.push_back(computeFragmentA(a, m0, kAbs, kEnd));
         continue;
@@ -272,7 +267,7 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
       aFrags.push_back(a.kScalePair ? scaleFragmentA(a, frag, kAbs) : frag);
     }
     for (int64_t j = 0; j < fragsN; j += pairB ? 2 : 1) {
-      Value n0 = colOf(group.front(), j);
+      Value n0 = e.add(nBase, e.idx(8 * j));
       if (pairB) {
         SmallVector<Value> at =
             bTrans ? SmallVector<Value>{bStage, e.add(l16, e.add(bK0, e.idx(ks))),
@@ -307,27 +302,25 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
                                       bTrans, 2));
       }
     }
-    for (auto [g, i] : llvm::enumerate(group))
+    for (int64_t i = 0; i < fragsM; ++i)
       for (int64_t j = 0; j < fragsN; ++j)
         out[i * fragsN + j] =
-            mmaSync(e, aFrags[g], bFrags[j], out[i * fragsN + j]);
+            mmaSync(e, aFrags[i], bFrags[j], out[i * fragsN + j]);
     return out;
   };
   SmallVector<Type> accTypes(acc.getTypes());
   for (int64_t ks = 0; ks < tileK; ks += 16) {
-    for (ArrayRef<int64_t> group : fragmentRowGroups()) {
-      if (!a.diagonal) {
-        next = kStep(ks, next, group);
-        continue;
-      }
-      // A is zero past the diagonal: a group of rows that ends before this
-      // k16 step skips it (warp-uniform; the accumulators pass through).
-      Value lastRow = e.add(rowOf(group.back()), e.idx(15));
-      Value live = e.le(e.add(aK0, e.idx(ks)), e.add(lastRow, a.diagonal));
-      next = e.ifElse(
-          live, accTypes, [&] { return kStep(ks, next, group); },
-          [&] { return next; });
+    if (!a.diagonal) {
+      next = kStep(ks, next);
+      continue;
     }
+    // A is zero past the diagonal: a warp whose last row ends before this
+    // k16 step skips it (warp-uniform; the accumulators pass through).
+    Value lastRow = e.add(mBase, e.idx(fragsM * 16 - 1));
+    Value live = e.le(e.add(aK0, e.idx(ks)), e.add(lastRow, a.diagonal));
+    next = e.ifElse(
+        live, accTypes, [&] { return kStep(ks, next); },
+        [&] { return next; });
   }
   return next;
 }
@@ -448,12 +441,12 @@ TileMatmul::scaleRows(ValueRange acc, function_ref<Value(Value row)> factor) {
   assert(usesMma() && "tensor-core tiles");
   // Fragment element [r][c] of m16n8 tile (i, j) sits at row lane/4 + 8r.
   Value warp = e.div(e.threadId(), e.idx(32));
-  Value wm = e.rem(warp, e.idx(warpsM));
+  Value row0 = e.add(e.mul(e.rem(warp, e.idx(warpsM)), fragsM * 16),
+                     e.div(e.laneId(), e.idx(4)));
   SmallVector<Value> out(acc.begin(), acc.end());
   for (int64_t i = 0; i < fragsM; ++i)
     for (int64_t r = 0; r < 2; ++r) {
-      Value row0 = e.add(fragmentRow0(wm, i), e.div(e.laneId(), e.idx(4)));
-      Value f = e.splat(factor(e.add(row0, e.idx(8 * r))), 2);
+      Value f = e.splat(factor(e.add(row0, e.idx(16 * i + 8 * r))), 2);
       for (int64_t j = 0; j < fragsN; ++j) {
         Value &frag = out[i * fragsN + j];
         Value pair =
@@ -476,20 +469,19 @@ void TileMatmul::epilogueVector(
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
   Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
-  Value laneRow = e.div(lane, e.idx(4));
-  Value laneCol = e.mul(e.rem(lane, e.idx(4)), 2);
+  Value row0 = e.add(e.mul(wm, fragsM * 16), e.div(lane, e.idx(4)));
+  Value col0 = e.add(e.mul(wn, fragsN * 8), e.mul(e.rem(lane, e.idx(4)), 2));
   for (int64_t i = 0; i < fragsM; ++i)
-    for (int64_t j = 0; j < fragsN; ++j) {
-      Value row0 = e.add(fragmentRow0(wm, i), laneRow);
-      Value col0 = e.add(fragmentCol0(wn, i, j), laneCol);
+    for (int64_t j = 0; j < fragsN; ++j)
       for (int64_t r = 0; r < 2; ++r) {
         Value pair = vector::ExtractOp::create(e.b, acc[i * fragsN + j],
                                                ArrayRef<int64_t>{r});
-        vector::StoreOp::create(e.b, pair, sOut,
-                                ValueRange{e.add(row0, e.idx(8 * r)), col0},
-                                /*nontemporal=*/false, llvm::MaybeAlign(8));
+        vector::StoreOp::create(
+            e.b, pair, sOut,
+            ValueRange{e.add(row0, e.idx(16 * i + 8 * r)),
+                       e.add(col0, e.idx(8 * j))},
+            /*nontemporal=*/false, llvm::MaybeAlign(8));
       }
-    }
   e.barrier();
   int64_t perRow = tileN / kVectorWidth, vectors = tileM * perRow;
   auto vecType = VectorType::get({kVectorWidth}, f32);

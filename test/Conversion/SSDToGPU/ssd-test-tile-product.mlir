@@ -8,9 +8,6 @@
 // RUN: ssd-opt %s --ssd-test-tile-product="a-source=registers" | FileCheck %s --check-prefix=REGS
 // RUN: ssd-opt %s --ssd-test-tile-product="a-source=scaled a-k-contiguous=false" | FileCheck %s --check-prefix=SCALED
 // RUN: ssd-opt %s --ssd-test-tile-product="a-source=causal" | FileCheck %s --check-prefix=CAUSAL
-// RUN: ssd-opt %s --ssd-test-tile-product="a-source=causal m=128 fold-rows=true" | FileCheck %s --check-prefix=FOLDED
-// RUN: not ssd-opt %s --ssd-test-tile-product="a-source=causal m=128 n=8 fold-rows=true" 2>&1 | FileCheck %s --check-prefix=BAD-FOLD
-// RUN: not ssd-opt %s --ssd-test-tile-product="mma=wgmma fold-rows=true" 2>&1 | FileCheck %s --check-prefix=BAD-FOLD-WGMMA
 // RUN: not ssd-opt %s --ssd-test-tile-product="a-source=shared" 2>&1 | FileCheck %s --check-prefix=BAD-SOURCE
 // RUN: not ssd-opt %s --ssd-test-tile-product="a-source=registers mma=wgmma" 2>&1 | FileCheck %s --check-prefix=BAD-SOURCE-MMA
 
@@ -74,28 +71,6 @@
 // CAUSAL: } else {
 // CAUSAL-NEXT: scf.yield
 
-// Folded rows over a 128-row causal product: warp w's first half band is
-// row band w, its second the mirrored band 7 - w; each half band has its
-// own live test per k16 step (two per step, each passing all eight
-// accumulators through), and its own four n8 columns.
-// FOLDED: gpu.func @tile_product
-// FOLDED-SAME: ssd.rows_folded
-// FOLDED: %[[WARP:.*]] = arith.remui %{{.*}}, %c8
-// FOLDED: %[[MIRROR:.*]] = arith.subi %c7{{.*}}, %[[WARP]]
-// FOLDED: %[[LIVE0:.*]] = arith.cmpi sle
-// FOLDED-NEXT: scf.if %[[LIVE0]] -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
-// FOLDED-COUNT-4: nvvm.mma.sync
-// FOLDED-NOT: nvvm.mma.sync
-// FOLDED: } else {
-// FOLDED-NEXT: scf.yield
-// FOLDED: %[[LIVE1:.*]] = arith.cmpi sle
-// FOLDED-NEXT: scf.if %[[LIVE1]]
-// FOLDED-COUNT-4: nvvm.mma.sync
-// FOLDED-NOT: nvvm.mma.sync
-// FOLDED: } else {
-
-// BAD-FOLD: error: ssd-test-tile-product: fold-rows needs a mma.sync tile of one 16-row band per warp and an even number of 8-column blocks per warp, got mma=mma.sync and a 128x8 tile
-// BAD-FOLD-WGMMA: error: ssd-test-tile-product: fold-rows needs a mma.sync tile of one 16-row band per warp and an even number of 8-column blocks per warp, got mma=wgmma and a 64x64 tile
 // BAD-SOURCE: error: ssd-test-tile-product: a-source must be 'staged', 'registers', 'scaled' or 'causal', got 'shared'
 // BAD-SOURCE-MMA: error: ssd-test-tile-product: a-source 'registers' needs mma=mma.sync, got 'wgmma'
 // BAD-MMA: error: ssd-test-tile-product: mma must be 'mma.sync' or 'wgmma', got 'hmma'

@@ -135,11 +135,7 @@ def TestTileProduct : Pass<"ssd-test-tile-product", "::mlir::ModuleOp"> {
     memory and read in place), `scaled` (A and B both copied into shared
     memory, A's fragments multiplied along k by s(k) = 2^(k % 3 - 1), exact
     in bf16) or `causal` (as `registers`, with A(k, m) zero for k > m and
-    the warps skipping the k16 steps past their diagonal). `fold-rows`
-    balances a causal product over the warps: warp w takes the left half
-    of row band w and the right half of the mirrored band, the layout of
-    the fused kernel's chunk scan; the function then carries
-    `ssd.rows_folded`.
+    the warps skipping the k16 steps past their diagonal).
   }];
   let options = [
     Option<"m", "m", "int64_t", /*default=*/"64", "Output rows (tile M)">,
@@ -156,9 +152,6 @@ def TestTileProduct : Pass<"ssd-test-tile-product", "::mlir::ModuleOp"> {
     Option<"aSource", "a-source", "std::string", /*default=*/"\"staged\"",
            "How A reaches the tensor cores: staged, registers, scaled or "
            "causal">,
-    Option<"foldRows", "fold-rows", "bool", /*default=*/"false",
-           "mma.sync: each warp takes a half row band from the top and one "
-           "from the bottom of the tile (TileMatmul::foldRows)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",

@@ -46,13 +46,8 @@ TileMatmul stateProduct(FusedBuild &f) {
 
 TileMatmul scanProduct(FusedBuild &f) {
   const KernelConfig &c = f.config;
-  TileMatmul mm(f.e, f.k, c.scanRows, roundUp(c.pBlock, 16), c.scanDepth,
-                c.mmaType, c.mma);
-  if (c.scanRowsFolded) {
-    [[maybe_unused]] bool folded = mm.foldRows();
-    assert(folded && "the configuration folds only tiles that fold");
-  }
-  return mm;
+  return TileMatmul(f.e, f.k, c.scanRows, roundUp(c.pBlock, 16), c.scanDepth,
+                    c.mmaType, c.mma);
 }
 
 Value allocateResidentState(FusedBuild &f) {

@@ -127,11 +127,6 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
                : raw ? OperandPath::CpAsync
                      : OperandPath::Registers;
   c.scanRows = scanRows(p, raw);
-  // With raw operands the intra product's weights are register fragments
-  // that stop at each warp's diagonal (ChainParts.cpp: chunkScan); banded,
-  // warp w takes w + 1 of its k16 steps, so the last warp sets the scan's
-  // time. Folded, every warp takes the same number.
-  c.scanRowsFolded = raw && scan(true).foldRows();
   c.productBufferBytes = bufferBytes(raw);
   return c;
 }
@@ -158,7 +153,6 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
              b.getStringAttr(operands == OperandPath::Tma       ? "tma"
                              : operands == OperandPath::CpAsync ? "cp.async"
                                                                 : "registers"));
-  config.set("scan_rows", b.getStringAttr(scanRowsFolded ? "folded" : "banded"));
   config.set("shared_memory", b.getI64IntegerAttr(sharedMemory));
   return config.getDictionary(ctx);
 }

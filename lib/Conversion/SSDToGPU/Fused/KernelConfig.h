@@ -52,9 +52,6 @@ struct KernelConfig {
   int64_t stateDepth = 0, stateScalarDepth = 0, scanDepth = 0;
   /// Output rows of one chunk-scan tile.
   int64_t scanRows = 0;
-  /// The chunk-scan tile's warps each take a half band from the top and
-  /// one from the bottom of the causal product (TileMatmul::foldRows).
-  bool scanRowsFolded = false;
   /// Bytes of the shared buffer both products' vector paths run in (0 when
   /// neither takes it).
   int64_t productBufferBytes = 0;
