@@ -34,7 +34,7 @@ namespace fused {
 void emitChainItem(FusedBuild &f, Value index) {
   Emitter &e = f.e;
   ChainItem it;
-  it.c = decodeChainIndex(f, index, f.numChunks, it);
+  it.c = decodeChainIndex(f, index, it);
   it.place = placeChunk(f, it.c);
   // x and B are inputs: their copies start before the wait for the chunk's
   // cumsum and CB.

@@ -43,10 +43,11 @@ struct ChainItem {
   bool swizzled = false;
 };
 
-/// Decodes a chain item index, (row, step, head, pb) with pb fastest and
-/// `steps` steps (chunks, or segments) per row: sets it.row, head, group,
-/// pb and p0, and returns the step.
-Value decodeChainIndex(FusedBuild &f, Value index, Value steps, ChainItem &it);
+/// Decodes a chain item index, (step, row, head, pb) with pb fastest, the
+/// step a chunk or a segment: sets it.row, head, group, pb and p0, and
+/// returns the step. Step-major: an item waits on the previous step of its
+/// own row, `batch` rows back in ticket order.
+Value decodeChainIndex(FusedBuild &f, Value index, ChainItem &it);
 
 /// The x, B and C parameters of the fused kernel's TMA descriptors: boxes
 /// of a chunk's rows by one 64-element panel.

@@ -10,7 +10,10 @@
 //                          cumsum_ready[b,c] <- 1
 //   3. bmm     (b, c, g):  CB of chunk c, group g (lower triangle);
 //                          cb_ready[b,c,g] <- 1
-//   4. chain, one of two ways (FusedPlan::segmented):
+//   4. chain, one of two ways (FusedPlan::segmented), step-major: the
+//      rows' chains interleave (step k of every row before step k + 1 of
+//      any), so a batch of b rows runs b chains at once instead of one
+//      after the other:
 //      segment (b, k, h, pb): chunks [kS, (k+1)S) with the state carried
 //                          on chip; one chain step per segment (waits
 //                          turn[b,h,pb] >= k + 1, slot(k+1) = decay *

@@ -199,7 +199,7 @@ void emitSegmentItem(FusedBuild &f, Value index) {
   const SSDProblem &p = f.p;
   ChainItem it;
   Segment s;
-  s.k = decodeChainIndex(f, index, f.chainSteps, it);
+  s.k = decodeChainIndex(f, index, it);
   s.c0 = e.mul(s.k, f.segmentChunks);
   s.c1 = e.min(e.add(s.c0, f.segmentChunks), f.numChunks);
   s.chunks = e.sub(s.c1, s.c0);
