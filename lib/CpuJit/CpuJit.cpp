@@ -19,6 +19,9 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/thread.h"
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <dlfcn.h>
 #include <functional>
 #include <mutex>
@@ -79,6 +82,63 @@ void *lookupSymbol(llvm::ArrayRef<const RuntimeLibrary *> libraries,
   }
   return nullptr;
 }
+
+/// The async runtime's functions that drainAsyncWorkers calls; set once a
+/// layer compiled with threads has loaded the runtime.
+struct AsyncRuntimeEntries {
+  void (*execute)(void *handle, void (*resume)(void *));
+  int64_t (*numWorkers)();
+};
+std::atomic<const AsyncRuntimeEntries *> asyncRuntime{nullptr};
+
+void noteAsyncRuntime(const RuntimeLibrary *library) {
+  static const AsyncRuntimeEntries entries = {
+      reinterpret_cast<void (*)(void *, void (*)(void *))>(
+          lookupSymbol(library, "mlirAsyncRuntimeExecute")),
+      // Upstream's spelling.
+      reinterpret_cast<int64_t (*)()>(
+          lookupSymbol(library, "mlirAsyncRuntimGetNumWorkerThreads"))};
+  if (entries.execute && entries.numWorkers)
+    asyncRuntime.store(&entries);
+}
+
+/// Returns once no worker of MLIR's async runtime is still inside a task it
+/// took before the call. The worker that ends a compiled call's last task
+/// wakes the caller and only then leaves the coroutine's compiled code: an
+/// engine destroyed right after the call was freed under it (ssd-run's rare
+/// SIGSEGV with no output). The runtime offers no wait but
+/// __mlir_execution_engine_destroy, which ends it for the rest of the process,
+/// so each worker takes one task of a barrier that lets none go before all
+/// arrived (the pool starts a thread per queued task up to numWorkers). Tasks
+/// of compiled calls never wait on other tasks, so none is starved by it.
+void drainAsyncWorkers() {
+  const AsyncRuntimeEntries *runtime = asyncRuntime.load();
+  if (!runtime)
+    return;
+  // Two barriers at once could each hold workers that the other waits for.
+  static std::mutex oneAtATime;
+  std::lock_guard<std::mutex> serial(oneAtATime);
+  struct Barrier {
+    std::mutex mutex;
+    std::condition_variable changed;
+    int64_t size = 0, arrived = 0, left = 0;
+  } barrier;
+  barrier.size = std::max<int64_t>(runtime->numWorkers(), 1);
+  auto task = [](void *opaque) {
+    Barrier &b = *static_cast<Barrier *>(opaque);
+    std::unique_lock<std::mutex> lock(b.mutex);
+    ++b.arrived;
+    b.changed.notify_all();
+    b.changed.wait(lock, [&] { return b.arrived == b.size; });
+    ++b.left;
+    b.changed.notify_all();
+  };
+  for (int64_t i = 0; i < barrier.size; ++i)
+    runtime->execute(&barrier, task);
+  // The last task notifies under the lock: the barrier outlives its use.
+  std::unique_lock<std::mutex> lock(barrier.mutex);
+  barrier.changed.wait(lock, [&] { return barrier.left == barrier.size; });
+}
 } // namespace
 
 DialectRegistry ssd::cpuJitRegistry() {
@@ -130,6 +190,7 @@ ssd::compileForCpu(ModuleOp lowered, int32_t threads) {
       return error("threads > 0 needs " SSD_MLIR_ASYNC_RUNTIME);
     if (llvm::Error err = open(SSD_MLIR_ASYNC_RUNTIME))
       return std::move(err);
+    noteAsyncRuntime(libraries.back());
 #else
     return error("threads > 0: MLIR's async runtime library was not found "
                  "when the project was built");
@@ -168,4 +229,5 @@ void ssd::runOnKernelStack(llvm::function_ref<void()> body) {
   llvm::thread worker(std::optional<unsigned>(kKernelStackSize),
                       [&] { body(); });
   worker.join();
+  drainAsyncWorkers();
 }

@@ -37,7 +37,9 @@ llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>>
 compileForCpu(mlir::ModuleOp lowered, int32_t threads);
 
 /// Runs `body` on a thread whose stack is large enough for the temporaries
-/// the lowering keeps there: compiled layers are called from it.
+/// the lowering keeps there: compiled layers are called from it. Returns once
+/// no thread of MLIR's async runtime still runs code of those calls, so that
+/// their engine may be destroyed right after.
 void runOnKernelStack(llvm::function_ref<void()> body);
 
 } // namespace ssd
