@@ -30,12 +30,15 @@ Value decodeChainIndex(FusedBuild &f, Value index, ChainItem &it) {
   Value rest = e.div(index, e.idx(f.plan.pBlocks));
   it.head = e.rem(rest, e.idx(p.heads));
   rest = e.div(rest, e.idx(p.heads));
-  // A chain step waits about 3 us for the previous one (a slot written,
-  // released, acquired and read through L2; measured with few heads at
-  // 128K tokens), so rows taken one after the other would wait
-  // batch x steps x 3 us; interleaved, their waits overlap.
-  it.row = e.rem(rest, f.batch);
-  Value step = e.div(rest, f.batch);
+  // Groups of chainRows rows (the last one may hold fewer), each step-major
+  // (FusedKernel.cpp: chooseChainRows).
+  Value groupItems = e.mul(f.chainSteps, f.chainRows);
+  Value group = e.div(rest, groupItems);
+  Value first = e.mul(group, f.chainRows);
+  Value rows = e.min(f.chainRows, e.sub(f.batch, first));
+  Value local = e.sub(rest, e.mul(group, groupItems));
+  it.row = e.add(first, e.rem(local, rows));
+  Value step = e.div(local, rows);
   it.group = e.div(it.head, e.idx(p.heads / p.groups));
   it.p0 = e.mul(it.pb, f.plan.pBlock);
   return step;

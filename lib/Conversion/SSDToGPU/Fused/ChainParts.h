@@ -43,10 +43,11 @@ struct ChainItem {
   bool swizzled = false;
 };
 
-/// Decodes a chain item index, (step, row, head, pb) with pb fastest, the
-/// step a chunk or a segment: sets it.row, head, group, pb and p0, and
-/// returns the step. Step-major: an item waits on the previous step of its
-/// own row, `batch` rows back in ticket order.
+/// Decodes a chain item index, (row group, step, row in the group, head, pb)
+/// with pb fastest, the step a chunk or a segment, the groups of
+/// FusedBuild::chainRows rows: sets it.row, head, group, pb and p0, and
+/// returns the step. An item waits on the previous step of its own row,
+/// which has the smaller ticket.
 Value decodeChainIndex(FusedBuild &f, Value index, ChainItem &it);
 
 /// The x, B and C parameters of the fused kernel's TMA descriptors: boxes

@@ -127,6 +127,24 @@ void chooseSegments(FusedBuild &f) {
   f.chainSteps = e.div(e.add(f.numChunks, e.sub(s, e.idx(1))), s);
 }
 
+/// Batch rows whose chains interleave: just enough that the blocks of the
+/// grid, working on consecutive tickets, hold one step of each row of the
+/// group rather than several steps of one row. A chain step waits about
+/// 3 us for the previous one (measured: 8 heads at b1 128K take 2.99 ms
+/// for 1024 steps), so one row at a time makes the items wait on each
+/// other; more rows than that put the steps of a row further apart in
+/// ticket order, and the slot one step writes for the next is then read
+/// back from HBM instead of L2 (measured at b8 16K with 80 heads: all 8
+/// rows interleaved, 9% slower than one row at a time; 2 and 4 rows, 3-4%
+/// faster).
+void chooseChainRows(FusedBuild &f) {
+  Emitter &e = f.e;
+  Value grid = gpu::GridDimOp::create(e.b, gpu::Dimension::x);
+  int64_t perStep = f.p.heads * f.plan.pBlocks;
+  Value rows = e.div(e.add(grid, e.idx(perStep - 1)), e.idx(perStep));
+  f.chainRows = e.max(e.min(rows, f.batch), e.idx(1));
+}
+
 } // namespace
 
 KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
@@ -166,6 +184,7 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
     chooseSegments(f);
   else
     f.chainSteps = f.numChunks;
+  chooseChainRows(f);
   if (config.tmaOperands()) {
     addTmaParams(f, info);
     initTmaBarriers(f);

@@ -10,10 +10,9 @@
 //                          cumsum_ready[b,c] <- 1
 //   3. bmm     (b, c, g):  CB of chunk c, group g (lower triangle);
 //                          cb_ready[b,c,g] <- 1
-//   4. chain, one of two ways (FusedPlan::segmented), step-major: the
-//      rows' chains interleave (step k of every row before step k + 1 of
-//      any), so a batch of b rows runs b chains at once instead of one
-//      after the other:
+//   4. chain, one of two ways (FusedPlan::segmented), in groups of
+//      FusedBuild::chainRows batch rows whose chains interleave (step k of
+//      each row of the group before step k + 1 of any):
 //      segment (b, k, h, pb): chunks [kS, (k+1)S) with the state carried
 //                          on chip; one chain step per segment (waits
 //                          turn[b,h,pb] >= k + 1, slot(k+1) = decay *
@@ -93,6 +92,8 @@ struct FusedBuild {
   Value numSeqs;   // sequences per batch row: 1, or s with cu_seqlens
   /// Steps of a (row, head, pb) state chain: nc, or the number of segments.
   Value chainSteps;
+  /// Batch rows whose chains run interleaved (decodeChainIndex).
+  Value chainRows;
   Value segmentChunks; // chunks per segment (segmented plans)
   /// With TMA operands (KernelConfig::tmaOperands): two mbarriers in shared
   /// memory (memref<2xi64>), completing once per chain item, the first for
