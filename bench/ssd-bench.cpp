@@ -1,8 +1,14 @@
 //===- ssd-bench.cpp - device time of SSD artifacts -----------------------===//
 //
 //   ssd-bench --run ARTIFACT:B:L [--run ...] [--warmup N] [--iters N]
-//             [--check-heads K] [--check-tokens T] [--what NAME]
+//             [--rounds R] [--check-heads K] [--check-tokens T] [--what NAME]
 //             [--commit HASH] [--results-dir DIR | --json FILE]
+//
+// With --rounds R > 1 every run is prepared first and then timed once per
+// round, the runs taking turns, so that a drift of the machine (clocks,
+// heat, other tenants) spreads over all of them alike: the row's ms is the
+// median of its rounds, `ms_rounds` lists them. An A/B comparison below the
+// few percent that separate two calls needs it.
 //
 // For each run: generated inputs in the artifact's types (several input and
 // output sets, rotated, where one set fits in L2), device time per call with
@@ -47,7 +53,7 @@ struct Run {
 
 struct Options {
   std::vector<Run> runs;
-  int warmup = 10, iters = 50, checkHeads = 2;
+  int warmup = 10, iters = 50, rounds = 1, checkHeads = 2;
   int64_t checkTokens = 2048;
   std::string what = "unfused", commit = "unknown", resultsDir = "bench/results",
               json;
@@ -61,7 +67,8 @@ constexpr int kMaxSets = 8;
 int usage(const std::string &error) {
   std::cerr << "ssd-bench: error: " << error
             << "\nusage: ssd-bench --run ARTIFACT:B:L [--run ...] [--warmup N] "
-               "[--iters N] [--check-heads K] [--check-tokens T] [--what NAME] "
+               "[--iters N] [--rounds R] [--check-heads K] [--check-tokens T] "
+               "[--what NAME] "
                "[--commit HASH] [--results-dir DIR | --json FILE]\n";
   return 2;
 }
@@ -190,7 +197,19 @@ double sampledError(const rt::Manifest &m, const Run &run,
   return e;
 }
 
-Expected<std::string> benchOne(const Run &run, const Options &o) {
+/// A run ready to time: its artifact, input sets and workspace.
+struct Prepared {
+  Run run;
+  rt::Artifact artifact;
+  std::vector<DeviceProblem> problems;
+  rt::DeviceBuffer workspaceBuffer;
+  rt::Workspace workspace;
+  double bytes = 0, flops = 0;
+  /// The median of each round's --iters launches.
+  std::vector<double> roundMs;
+};
+
+Expected<Prepared> prepare(const Run &run, const Options &o) {
   Expected<rt::Artifact> artifact = rt::Artifact::load(run.artifact);
   if (!artifact.ok())
     return artifact.status();
@@ -213,12 +232,30 @@ Expected<std::string> benchOne(const Run &run, const Options &o) {
   if (!ws.ok())
     return ws.status().withContext("workspace");
   rt::Workspace workspace{ws->get(), *wsBytes};
+  return Prepared{run,       artifact.take(), std::move(problems),
+                  ws.take(), workspace,       bytes,
+                  flops,     {}};
+}
 
+/// One round: the median of --iters launches after the warmup, rotating the
+/// input sets.
+Status timeRound(Prepared &p, const Options &o) {
+  size_t sets = p.problems.size();
   Expected<double> total = timeIt(o.warmup, o.iters, [&](int i) {
-    return artifact->launch(problems[i % sets].args, nullptr, workspace);
+    return p.artifact.launch(p.problems[i % sets].args, nullptr, p.workspace);
   });
   if (!total.ok())
     return total.status();
+  p.roundMs.push_back(*total);
+  return Status::success();
+}
+
+/// Times each kernel alone, checks the outputs and prints and returns the
+/// run's JSON row.
+Expected<std::string> finish(Prepared &p, const Options &o) {
+  const Run &run = p.run;
+  const rt::Manifest &m = p.artifact.manifest();
+  size_t sets = p.problems.size();
   std::string kernels;
   for (size_t kIndex = 0; kIndex < m.kernels.size(); ++kIndex) {
     Expected<rt::Artifact> one = kernelOnly(run.artifact, kIndex);
@@ -226,7 +263,7 @@ Expected<std::string> benchOne(const Run &run, const Options &o) {
       return one.status();
     // Kernels before this one fill the workspace it reads.
     Expected<double> t = timeIt(o.warmup / 2, o.iters, [&](int i) {
-      return one->launch(problems[i % sets].args, nullptr, workspace);
+      return one->launch(p.problems[i % sets].args, nullptr, p.workspace);
     });
     if (!t.ok())
       return t.status();
@@ -234,18 +271,29 @@ Expected<std::string> benchOne(const Run &run, const Options &o) {
                ": " + num(*t);
   }
   // A clean run on set 0 for the check.
-  SSD_RT_RETURN_IF_ERROR(artifact->launch(problems[0].args, nullptr, workspace));
+  SSD_RT_RETURN_IF_ERROR(
+      p.artifact.launch(p.problems[0].args, nullptr, p.workspace));
   SSD_RT_RETURN_IF_ERROR(rt::deviceSynchronize());
-  double err = o.checkHeads > 0 ? sampledError(m, run, problems[0].args, o) : NAN;
+  double err =
+      o.checkHeads > 0 ? sampledError(m, run, p.problems[0].args, o) : NAN;
 
   const rt::Constants &k = m.constants;
-  double ms = *total;
+  double ms = median(p.roundMs);
+  double bytes = p.bytes, flops = p.flops;
   std::printf("%-28s b=%-2lld L=%-7lld Q=%-4lld %8.4f ms %7.2f TFLOP/s %7.1f GB/s "
-              "max_rel_err=%.3e sets=%d\n",
+              "max_rel_err=%.3e sets=%zu",
               run.artifact.substr(run.artifact.find_last_of('/') + 1).c_str(),
               (long long)run.batch, (long long)run.seqlen,
               (long long)k.chunkSize, ms, flops / ms / 1e9, bytes / ms / 1e6,
               err, sets);
+  std::string rounds;
+  for (double r : p.roundMs)
+    rounds += (rounds.empty() ? "" : ", ") + num(r);
+  if (p.roundMs.size() > 1) {
+    auto [lo, hi] = std::minmax_element(p.roundMs.begin(), p.roundMs.end());
+    std::printf(" rounds=%zu spread=%.4f-%.4f", p.roundMs.size(), *lo, *hi);
+  }
+  std::printf("\n");
   std::fflush(stdout);
   std::ostringstream row;
   row << "{\"strategy\": " << jsonString(m.compiler.options.find("strategy")
@@ -268,6 +316,8 @@ Expected<std::string> benchOne(const Run &run, const Options &o) {
       << ", \"gbps\": " << num(bytes / ms / 1e6) << ", \"kernels_ms\": {"
       << kernels << "}, \"min_bytes\": " << num(bytes)
       << ", \"flops\": " << num(flops) << ", \"input_sets\": " << sets
+      << ", \"rounds\": " << p.roundMs.size() << ", \"ms_rounds\": [" << rounds
+      << "]"
       << ", \"warmup\": " << o.warmup << ", \"iters\": " << o.iters
       << ", \"check_heads\": " << o.checkHeads
       << ", \"check_tokens\": " << o.checkTokens << "}";
@@ -294,6 +344,8 @@ int main(int argc, char **argv) {
       o.warmup = std::atoi(value().c_str());
     } else if (a == "--iters") {
       o.iters = std::max(1, std::atoi(value().c_str()));
+    } else if (a == "--rounds") {
+      o.rounds = std::max(1, std::atoi(value().c_str()));
     } else if (a == "--check-heads") {
       o.checkHeads = std::atoi(value().c_str());
     } else if (a == "--check-tokens") {
@@ -339,19 +391,58 @@ int main(int argc, char **argv) {
     return static_cast<bool>(out);
   };
   int status = 0;
-  for (const Run &run : o.runs) {
-    Expected<std::string> row = benchOne(run, o);
+  auto failed = [&](const Run &run, const std::string &message) {
+    std::cerr << "ssd-bench: error: " << run.artifact << " b=" << run.batch
+              << " L=" << run.seqlen << ": " << message << "\n";
+    status = 3;
+  };
+  // Finishes a timed run: its row, written at once.
+  auto record = [&](Prepared &p) -> bool {
+    Expected<std::string> row = finish(p, o);
     if (!row.ok()) {
-      std::cerr << "ssd-bench: error: " << run.artifact << " b=" << run.batch
-                << " L=" << run.seqlen << ": " << row.message() << "\n";
-      status = 3;
-      continue;
+      failed(p.run, row.message());
+      return true;
     }
     rows.push_back(*row);
-    if (!write()) {
-      std::cerr << "ssd-bench: error: " << path << ": cannot write\n";
-      return 2;
+    return write();
+  };
+  if (o.rounds == 1) {
+    // One run at a time: only one run's buffers are held.
+    for (const Run &run : o.runs) {
+      Expected<Prepared> p = prepare(run, o);
+      Status timed = p.ok() ? timeRound(*p, o) : p.status();
+      if (!timed.ok()) {
+        failed(run, timed.message());
+        continue;
+      }
+      if (!record(*p)) {
+        std::cerr << "ssd-bench: error: " << path << ": cannot write\n";
+        return 2;
+      }
     }
+  } else {
+    std::vector<Prepared> prepared;
+    for (const Run &run : o.runs) {
+      Expected<Prepared> p = prepare(run, o);
+      if (!p.ok()) {
+        failed(run, p.message());
+        continue;
+      }
+      prepared.push_back(p.take());
+    }
+    std::vector<bool> ok(prepared.size(), true);
+    for (int r = 0; r < o.rounds; ++r)
+      for (size_t i = 0; i < prepared.size(); ++i)
+        if (ok[i])
+          if (Status t = timeRound(prepared[i], o); !t.ok()) {
+            failed(prepared[i].run, t.message());
+            ok[i] = false;
+          }
+    for (size_t i = 0; i < prepared.size(); ++i)
+      if (ok[i] && !record(prepared[i])) {
+        std::cerr << "ssd-bench: error: " << path << ": cannot write\n";
+        return 2;
+      }
   }
   if (!write()) {
     std::cerr << "ssd-bench: error: " << path << ": cannot write\n";

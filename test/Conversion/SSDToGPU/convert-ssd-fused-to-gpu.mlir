@@ -37,11 +37,10 @@
 // CHECK-DAG: %[[XROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x72xbf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[BCROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x136xbf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[STATE:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
-// The chain items of ceil(grid / (heads x p-blocks)) batch rows, at most
-// b (here 1), interleave step by step.
+// The chain items of grid / (2 heads x p-blocks) batch rows, at least 1
+// and at most b (here 1), interleave step by step.
 // CHECK: %[[GRID:.*]] = gpu.grid_dim x
-// CHECK: %[[PLUS:.*]] = arith.addi %[[GRID]], %c79
-// CHECK-NEXT: %[[ROWS:.*]] = arith.divui %[[PLUS]], %c80
+// CHECK: %[[ROWS:.*]] = arith.divui %[[GRID]], %c160
 // CHECK: arith.minsi %[[ROWS]], %c1
 // The ticket: a relaxed add by thread 0, broadcast through shared memory.
 // CHECK: scf.while

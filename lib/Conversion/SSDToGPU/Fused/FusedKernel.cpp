@@ -127,21 +127,22 @@ void chooseSegments(FusedBuild &f) {
   f.chainSteps = e.div(e.add(f.numChunks, e.sub(s, e.idx(1))), s);
 }
 
-/// Batch rows whose chains interleave: just enough that the blocks of the
-/// grid, working on consecutive tickets, hold one step of each row of the
-/// group rather than several steps of one row. A chain step waits about
-/// 3 us for the previous one (measured: 8 heads at b1 128K take 2.99 ms
-/// for 1024 steps), so one row at a time makes the items wait on each
-/// other; more rows than that put the steps of a row further apart in
-/// ticket order, and the slot one step writes for the next is then read
-/// back from HBM instead of L2 (measured at b8 16K with 80 heads: all 8
-/// rows interleaved, 9% slower than one row at a time; 2 and 4 rows, 3-4%
-/// faster).
+/// Batch rows whose chains interleave. A chain step waits about 3 us for
+/// the previous one (measured: 8 heads at b1 128K take 2.99 ms for 1024
+/// steps), so where one step of a row holds few items the blocks of the
+/// grid wait on each other's steps, and rows taken in turns overlap those
+/// waits: 3.6x at b8 16K with 8 heads. Interleaving also puts a row's
+/// steps further apart in ticket order, so the slot one step writes for
+/// the next is more often read back from HBM than from L2: with 80 heads
+/// (a step fills 80 of the 264 blocks) 4 rows in turns were 3.2% slower at
+/// b8 16K than one row at a time (three rounds, one process). So rows
+/// interleave only where a step holds at most half the grid: as many as
+/// fill it, at most b.
 void chooseChainRows(FusedBuild &f) {
   Emitter &e = f.e;
   Value grid = gpu::GridDimOp::create(e.b, gpu::Dimension::x);
   int64_t perStep = f.p.heads * f.plan.pBlocks;
-  Value rows = e.div(e.add(grid, e.idx(perStep - 1)), e.idx(perStep));
+  Value rows = e.div(grid, e.idx(2 * perStep));
   f.chainRows = e.max(e.min(rows, f.batch), e.idx(1));
 }
 
