@@ -396,54 +396,49 @@ int main(int argc, char **argv) {
               << " L=" << run.seqlen << ": " << message << "\n";
     status = 3;
   };
-  // Finishes a timed run: its row, written at once.
-  auto record = [&](Prepared &p) -> bool {
-    Expected<std::string> row = finish(p, o);
-    if (!row.ok()) {
-      failed(p.run, row.message());
-      return true;
-    }
-    rows.push_back(*row);
-    return write();
-  };
-  if (o.rounds == 1) {
-    // One run at a time: only one run's buffers are held.
-    for (const Run &run : o.runs) {
-      Expected<Prepared> p = prepare(run, o);
-      Status timed = p.ok() ? timeRound(*p, o) : p.status();
-      if (!timed.ok()) {
-        failed(run, timed.message());
-        continue;
-      }
-      if (!record(*p)) {
-        std::cerr << "ssd-bench: error: " << path << ": cannot write\n";
-        return 2;
-      }
-    }
-  } else {
+  // Prepares runs [begin, end), times them --rounds times (the runs taking
+  // turns), then checks each and writes its row; false when the file cannot
+  // be written.
+  auto benchGroup = [&](size_t begin, size_t end) -> bool {
     std::vector<Prepared> prepared;
-    for (const Run &run : o.runs) {
+    for (size_t r = begin; r < end; ++r) {
+      const Run &run = o.runs[r];
       Expected<Prepared> p = prepare(run, o);
-      if (!p.ok()) {
+      if (!p.ok())
         failed(run, p.message());
-        continue;
-      }
-      prepared.push_back(p.take());
+      else
+        prepared.push_back(p.take());
     }
-    std::vector<bool> ok(prepared.size(), true);
+    std::vector<bool> timed(prepared.size(), true);
     for (int r = 0; r < o.rounds; ++r)
       for (size_t i = 0; i < prepared.size(); ++i)
-        if (ok[i])
+        if (timed[i])
           if (Status t = timeRound(prepared[i], o); !t.ok()) {
             failed(prepared[i].run, t.message());
-            ok[i] = false;
+            timed[i] = false;
           }
-    for (size_t i = 0; i < prepared.size(); ++i)
-      if (ok[i] && !record(prepared[i])) {
-        std::cerr << "ssd-bench: error: " << path << ": cannot write\n";
-        return 2;
+    for (size_t i = 0; i < prepared.size(); ++i) {
+      if (!timed[i])
+        continue;
+      Expected<std::string> row = finish(prepared[i], o);
+      if (!row.ok()) {
+        failed(prepared[i].run, row.message());
+        continue;
       }
-  }
+      rows.push_back(*row);
+      if (!write())
+        return false;
+    }
+    return true;
+  };
+  // One round: one run at a time, so that only one run's buffers are held.
+  // More: all runs at once, so that they take turns in every round.
+  size_t step = o.rounds == 1 ? 1 : o.runs.size();
+  for (size_t begin = 0; begin < o.runs.size(); begin += step)
+    if (!benchGroup(begin, begin + step)) {
+      std::cerr << "ssd-bench: error: " << path << ": cannot write\n";
+      return 2;
+    }
   if (!write()) {
     std::cerr << "ssd-bench: error: " << path << ": cannot write\n";
     return 2;

@@ -136,8 +136,8 @@ void chooseSegments(FusedBuild &f) {
 /// the next is more often read back from HBM than from L2: with 80 heads
 /// (a step fills 80 of the 264 blocks) 4 rows in turns were 3.2% slower at
 /// b8 16K than one row at a time (three rounds, one process). So rows
-/// interleave only where a step holds at most half the grid: as many as
-/// fill it, at most b.
+/// interleave only where a step holds at most half the grid: as many rows
+/// as half the grid holds steps of, at least 1 and at most b.
 void chooseChainRows(FusedBuild &f) {
   Emitter &e = f.e;
   Value grid = gpu::GridDimOp::create(e.b, gpu::Dimension::x);
