@@ -32,6 +32,12 @@ bool TileMatmul::wgmmaFits(int64_t tileM, int64_t tileN, int64_t tileK) {
          tileK % 16 == 0 && mmaFits(tileM, tileN, tileK);
 }
 
+bool TileMatmul::wgmmaInPlaceFits(int64_t tileM, int64_t tileN,
+                                  int64_t tileK) {
+  return tileM == 128 && tileN % 8 == 0 && tileN >= 8 && tileN <= 256 &&
+         tileK % 16 == 0 && mmaFits(tileM, tileN, tileK);
+}
+
 TileMatmul::TileMatmul(Emitter &e, KernelFunc &kernel, int64_t tileM,
                        int64_t tileN, int64_t tileK, Type mmaType,
                        MmaInstr instr)
@@ -41,6 +47,8 @@ TileMatmul::TileMatmul(Emitter &e, KernelFunc &kernel, int64_t tileM,
     this->mmaType = Type();
   wgmma = usesMma() && instr == MmaInstr::Wgmma &&
           wgmmaFits(tileM, tileN, tileK);
+  wgmmaInPlace = usesMma() && instr == MmaInstr::Wgmma && !wgmma &&
+                 wgmmaInPlaceFits(tileM, tileN, tileK);
   if (usesMma()) {
     warpsM = std::min<int64_t>(kWarps, tileM / 16);
     warpsN = kWarps / warpsM;

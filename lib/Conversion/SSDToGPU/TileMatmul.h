@@ -19,6 +19,13 @@
 //    accumulators have the mma.sync fragment layout of this class (warp w%4
 //    owns rows 16(w%4).., lane l rows l/4 and l/4+8, columns 2(l%4)+{0,1}
 //    of every 8-column block), so the epilogues are the same.
+//  - WGMMA in place (sm_90a, MmaInstr::Wgmma, 128-row tiles whose operands
+//    are both in place: B resident, A resident or register fragments):
+//    warpgroup g takes rows [64g, 64g + 64) and every column, m64nNk16 with
+//    N = tileN, reading TMA's 128-byte-swizzled rows or core matrices
+//    through descriptors and A's fragments from registers. Nothing is
+//    staged; the accumulators are the mma.sync layout of a 8 x 1 warp grid
+//    (warp w owns rows 16w..), so the epilogues are the same.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SSD_LIB_CONVERSION_SSDTOGPU_TILEMATMUL_H
@@ -66,7 +73,8 @@ struct TileOperand {
   Value residentRow0;
   /// The resident buffer holds TMA's 128-byte swizzle, [width / 64][rows]
   /// [64] (TmaCopy.h: swizzled128At), instead of padded rows; the product
-  /// indexes it by the same (row, column). mma.sync only.
+  /// indexes it by the same (row, column). mma.sync, or wgmma in place (A
+  /// k-contiguous, B either way).
   bool residentSwizzled = false;
 
   // A operands made in registers (mma.sync, vector path, beside a resident
@@ -110,9 +118,12 @@ public:
   /// wgmma tiles: 64 rows (one warpgroup's m64), two warpgroups over the
   /// columns (tileN/2 a multiple of 8), K slices of whole k16 steps.
   static bool wgmmaFits(int64_t tileM, int64_t tileN, int64_t tileK);
+  /// wgmma in place: 128 rows (a warpgroup's m64 each), tileN columns in
+  /// whole n8 blocks up to 256, K slices of whole k16 steps.
+  static bool wgmmaInPlaceFits(int64_t tileM, int64_t tileN, int64_t tileK);
   bool usesMma() const { return static_cast<bool>(mmaType); }
-  /// Whether the vector path multiplies with wgmma.
-  bool usesWgmma() const { return wgmma; }
+  /// Whether the vector path multiplies with wgmma (staged or in place).
+  bool usesWgmma() const { return wgmma || wgmmaInPlace; }
 
   /// Shape and element indices of a resident B operand (TileOperand::
   /// resident) of `rows` rows and depth `k`, in the layout this product
@@ -191,6 +202,13 @@ private:
                          Value kEnd);
   /// `frag` (read at k kAbs..) scaled along k by a.kScalePair.
   Value scaleFragmentA(const TileOperand &a, Value frag, Value kAbs);
+  /// acc += A B^T with wgmma in place: the whole K extent of B's buffer,
+  /// A's fragments past kEnd (and past `a.diagonal`) zero
+  /// (TileMatmulWgmma.cpp).
+  llvm::SmallVector<Value> accumulateWgmmaInPlace(ValueRange acc, Value kBegin,
+                                                  Value kEnd,
+                                                  const TileOperand &a,
+                                                  const TileOperand &b);
   llvm::SmallVector<Value> wgmmaStep(ValueRange acc, Value viewA,
                                      bool aKMajor, Value viewB, bool bKMajor,
                                      Value stage, bool bResident, Value bK0);
@@ -203,7 +221,7 @@ private:
   int64_t tileM, tileN, tileK;
   Type mmaType;
   int64_t warpsM = 1, warpsN = 1, fragsM = 1, fragsN = 1; // MMA layout
-  bool wgmma = false;
+  bool wgmma = false, wgmmaInPlace = false;
   Value sA, sB;
   /// One byte buffer for the vector path: the two-stage A and B slices
   /// (viewed per layout), reused by epilogueVector for the output tile.

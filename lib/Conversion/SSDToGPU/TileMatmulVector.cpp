@@ -35,7 +35,7 @@ int64_t TileMatmul::stageBytes(int64_t rows) const {
 }
 
 SmallVector<int64_t> TileMatmul::residentShape(int64_t rows, int64_t k) const {
-  if (wgmma)
+  if (usesWgmma())
     return {1, rows / 8, k / 8, 8, 8};
   return {1, rows, k + kResidentPad};
 }
@@ -51,7 +51,7 @@ SmallVector<Value> coreMatrixAt(Emitter &e, Value lead, Value outer,
 }
 
 SmallVector<Value> TileMatmul::residentAt(Value row, Value k) const {
-  if (wgmma)
+  if (usesWgmma())
     return coreMatrixAt(e, e.idx(0), row, k);
   return {e.idx(0), row, k};
 }
@@ -329,6 +329,8 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
                                                 Value kEnd,
                                                 const TileOperand &a,
                                                 const TileOperand &b) {
+  if (wgmmaInPlace)
+    return accumulateWgmmaInPlace(acc, kBegin, kEnd, a, b);
   // A made in registers is staged no more than a resident A.
   bool registerA = static_cast<bool>(a.fragmentPair);
   bool residentA = a.resident || registerA;

@@ -2,7 +2,8 @@
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=DEFAULT
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="tensor-cores=false" | FileCheck %s --check-prefix=SIMT
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=segment" | FileCheck %s --check-prefix=SEGMENT
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="mma=wgmma" | FileCheck %s --check-prefix=WGMMA
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="mma=wgmma copy=cp.async" | FileCheck %s --check-prefix=WGMMA
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="mma=wgmma" | FileCheck %s --check-prefix=INPLACE
 
 // Mamba-2 2.7B layer shape (h=80, p=64, n=128, g=1), bf16, dynamic L: ONE
 // persistent kernel on num_sms * 2 blocks, the counters in zero-initialised
@@ -32,7 +33,7 @@
 // CHECK-NOT: func.func
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @ssd_fused(
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 109568 : i64, state_chain = "chunk"}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 109568 : i64, state_chain = "chunk", state_mma = "mma.sync"}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
 // CHECK-NEXT: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[XROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x72xbf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[BCROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x136xbf16, #gpu.address_space<workgroup>>
@@ -83,7 +84,7 @@
 // SEGMENT-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // SEGMENT-SAME: shared_memory = 113792 : i64}]
 // SEGMENT: gpu.func @ssd_fused(
-// SEGMENT-SAME: ssd.kernel_config = {{{.*}}operands = "registers"{{.*}}shared_memory = 113792 : i64, state_chain = "segment"}
+// SEGMENT-SAME: ssd.kernel_config = {{{.*}}operands = "registers"{{.*}}shared_memory = 113792 : i64, state_chain = "segment", state_mma = "mma.sync"}
 // SEGMENT-SAME: ssd.state_chain = "segment"
 // SEGMENT-DAG: %[[STATE:.*]] = memref.view %{{.*}} to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
 // SEGMENT-DAG: %[[LIVE:.*]] = memref.view %{{.*}} to memref<64x128xf32, #gpu.address_space<workgroup>>
@@ -96,7 +97,25 @@
 // SEGMENT: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
 // SEGMENT: nvgpu.ldmatrix %[[STATE]]
 // SEGMENT: vector.load %[[LIVE]]
-// With mma=wgmma the products stage core matrices (67328 bytes of shared
+// With mma=wgmma and TMA rows the chunk scan takes wgmma in place (128-row
+// tiles, a warpgroup per 64 rows): C's swizzled rows and the state's core
+// matrices by descriptor, then the weights from registers against x's
+// swizzled rows (inline PTX: NVVM's op takes descriptors only). The
+// chunk-state product keeps mma.sync, its x w fragments scaled in registers.
+// INPLACE: gpu.func @ssd_fused(
+// INPLACE-SAME: ssd.kernel_config = {{{.*}}mma = "wgmma", operands = "tma", {{.*}}state_mma = "mma.sync"}
+// INPLACE: %[[STATE:.*]] = memref.view %{{.*}} to memref<1x8x16x8x8xbf16, #gpu.address_space<workgroup>>
+// INPLACE: nvvm.mma.sync
+// INPLACE: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
+// INPLACE: nvvm.fence.proxy
+// INPLACE: nvvm.wgmma.fence.aligned
+// INPLACE-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// INPLACE: nvvm.wgmma.commit.group.sync.aligned
+// INPLACE: nvvm.wgmma.wait.group.sync.aligned 0
+// INPLACE-COUNT-8: llvm.inline_asm has_side_effects {{.*}}"wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0, {{.*}}, $31}, {$64, $65, $66, $67}, $68, 1, 1, 1, 1;"
+// INPLACE: nvvm.wgmma.wait.group.sync.aligned 0
+// INPLACE-NOT: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
+// With mma=wgmma and cp.async rows the products stage core matrices (67328 bytes of shared
 // memory) and the resident state is kept as core matrices too, written by
 // the fold and read in place by wgmma.
 // WGMMA-LABEL: module attributes {gpu.container_module, ssd.launch = {

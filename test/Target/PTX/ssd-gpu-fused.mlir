@@ -6,10 +6,14 @@
 // RUN: FileCheck %s --check-prefix=PUBLISH --input-file=%t.ptx
 // RUN: grep -A1 'fence.acq_rel.gpu' %t.ptx | FileCheck %s --check-prefix=ONE-FENCE
 // RUN: grep -cE '^[[:space:]]*(@%p[0-9]+[[:space:]]+)?(atom|red)\.' %t.ptx | FileCheck %s --check-prefix=ONE-RMW
-// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa mma=wgmma" -o %t.wgmma.mlir
+// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa mma=wgmma copy=cp.async" -o %t.wgmma.mlir
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.wgmma.mlir %t.wgmma.ptx
 // RUN: %ptxas -arch=sm_90a %t.wgmma.ptx -o %t.wgmma.cubin
 // RUN: FileCheck %s --check-prefix=WGMMA --input-file=%t.wgmma.ptx
+// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa mma=wgmma" -o %t.inplace.mlir
+// RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.inplace.mlir %t.inplace.ptx
+// RUN: %ptxas -arch=sm_90a %t.inplace.ptx -o %t.inplace.cubin
+// RUN: FileCheck %s --check-prefix=INPLACE --input-file=%t.inplace.ptx
 // RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa copy=tma" -o %t.tma.mlir
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.tma.mlir %t.tma.ptx
 // RUN: %ptxas -arch=sm_90a %t.tma.ptx -o %t.tma.cubin
@@ -39,13 +43,34 @@
 // The only read-modify-write is the relaxed ticket add.
 // ONE-RMW: {{^1$}}
 
-// mma=wgmma: the chain item's products (chunk state 64x128, chunk scan
-// 64x64) on warpgroup MMA from shared memory; the bmm item keeps mma.sync.
+// mma=wgmma with cp.async rows: the chain item's products (chunk state
+// 64x128, chunk scan 64x64) on warpgroup MMA from staged shared memory; the
+// bmm item keeps mma.sync.
 // WGMMA: .visible .entry ssd_fused(
 // WGMMA-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // WGMMA-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
 // WGMMA-DAG: fence.proxy.async.shared::cta;
 // WGMMA-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// mma=wgmma with TMA rows (the default copy on sm_90a): the chunk scan on
+// warpgroup MMA in place, each warpgroup 64 rows of the chunk. C times the
+// state: eight k16 steps from two descriptors (C's swizzled rows, the state's
+// core matrices), one group; the weights times x: eight steps with the
+// weights' fragments from registers and x's swizzled rows (N-major, so B is
+// transposed), one group per step, at most two in flight. The chunk-state
+// product stays on mma.sync.
+// INPLACE: .visible .entry ssd_fused(
+// INPLACE-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// INPLACE-DAG: cp.async.bulk.tensor.4d
+// INPLACE-DAG: fence.proxy.async.shared::cta;
+// INPLACE: wgmma.fence.sync.aligned;
+// INPLACE-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1,  1, 0,  0;
+// INPLACE: wgmma.commit_group.sync.aligned;
+// INPLACE: wgmma.wait_group.sync.aligned 0;
+// INPLACE: wgmma.fence.sync.aligned;
+// INPLACE: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, 1, 1, 1, 1;
+// INPLACE: wgmma.commit_group.sync.aligned;
+// INPLACE: wgmma.wait_group.sync.aligned 1;
+// INPLACE-NOT: wgmma.mma_async.sync.aligned.m64n32k16
 // copy=tma: x, B and C rows by 4-d TMA boxes completing on two mbarriers
 // at the start of the dynamic shared memory; ptxas assembles it for sm_90a.
 // TMA: .visible .entry ssd_fused(

@@ -47,13 +47,13 @@ Value decodeChainIndex(FusedBuild &f, Value index, ChainItem &it) {
 TileMatmul stateProduct(FusedBuild &f) {
   const KernelConfig &c = f.config;
   return TileMatmul(f.e, f.k, c.pBlock, f.p.state, c.stateDepth, c.mmaType,
-                    c.mma);
+                    c.stateMma);
 }
 
 TileMatmul scanProduct(FusedBuild &f) {
   const KernelConfig &c = f.config;
   return TileMatmul(f.e, f.k, c.scanRows, roundUp(c.pBlock, 16), c.scanDepth,
-                    c.mmaType, c.mma);
+                    c.mmaType, c.scanMma);
 }
 
 Value allocateResidentState(FusedBuild &f) {
@@ -461,6 +461,10 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
       e.store(e.select(keep, e.decay(e.load(it.sDA, {iq})), e.f32(0.0)), sScale,
               {rr});
     });
+    // wgmma reads the resident state, which the fold wrote with plain
+    // stores, through the async proxy.
+    if (mm.usesWgmma())
+      fenceSharedForAsyncProxy(e);
     e.barrier();
 
     tile.i0 = i0;

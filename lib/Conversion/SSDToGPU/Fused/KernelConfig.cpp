@@ -58,7 +58,6 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.pBlock = pBlock;
   c.segmented = plan.segmented;
   c.mmaType = mmaElementType(p);
-  c.mma = plan.mma;
   c.stateDepth = stateDepth(p);
   c.stateScalarDepth = depthFor(p, p.chunk);
   c.scanDepth = depthFor(p, std::min(p.state, p.chunk));
@@ -71,35 +70,53 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   ImplicitLocOpBuilder b(p.func->getLoc(), p.func->getContext());
   Emitter e(b);
   KernelFunc k;
-  TileMatmul state(e, k, pBlock, p.state, c.stateDepth, c.mmaType, plan.mma);
-  auto scan = [&](bool raw) {
+  auto state = [&](MmaInstr instr) {
+    return TileMatmul(e, k, pBlock, p.state, c.stateDepth, c.mmaType, instr);
+  };
+  auto scan = [&](bool raw, MmaInstr instr) {
     return TileMatmul(e, k, scanRows(p, raw), roundUp(pBlock, 16), c.scanDepth,
-                      c.mmaType, plan.mma);
+                      c.mmaType, instr);
   };
   c.stateVectors = pBlock % 16 == 0 && p.state % 16 == 0 && p.state <= 128 &&
-                   p.chunk % kVectorWidth == 0 && state.usesMma();
+                   p.chunk % kVectorWidth == 0 && state(plan.mma).usesMma();
   c.scanVectors = pBlock % 16 == 0 && p.state % kVectorWidth == 0 &&
-                  p.chunk % kVectorWidth == 0 && scan(false).usesMma();
+                  p.chunk % kVectorWidth == 0 &&
+                  scan(false, plan.mma).usesMma();
   // Both vector paths, dstate a multiple of the scan's depth.
   c.residentState =
       c.stateVectors && c.scanVectors && p.state % c.scanDepth == 0;
+
+  // TMA rows (copy=tma): layers without cu_seqlens (a box starts at a
+  // chunk's first token and reads zeros past the sequence end), pBlock and
+  // dstate whole 64-element panels.
+  bool tmaRows = plan.copy == CopyInstr::Tma && !p.isVarlen() &&
+                 pBlock % kSwizzlePanel == 0 && p.state % kSwizzlePanel == 0;
+  // wgmma reads raw rows only in place, from TMA's swizzle, with 128-row
+  // scan tiles (one m64 per warpgroup).
+  bool wgmmaScan =
+      plan.mma == MmaInstr::Wgmma && tmaRows &&
+      TileMatmul::wgmmaInPlaceFits(scanRows(p, true), roundUp(pBlock, 16),
+                                   c.scanDepth);
+  MmaInstr rawScanMma = wgmmaScan ? MmaInstr::Wgmma : MmaInstr::MmaSync;
 
   // The products' shared buffer: with raw operands the chunk-state product
   // reads B in place, and the scan C and x; only the scaled operands are
   // staged.
   auto bufferBytes = [&](bool raw) {
+    MmaInstr stateInstr = raw ? MmaInstr::MmaSync : plan.mma;
+    MmaInstr scanInstr = raw ? rawScanMma : plan.mma;
     int64_t bytes = 0;
     if (c.stateVectors)
-      bytes = state.vectorBytes(false, raw);
+      bytes = state(stateInstr).vectorBytes(false, raw);
     if (c.scanVectors)
-      bytes = std::max(bytes, scan(raw).vectorBytes(false, raw));
+      bytes = std::max(bytes, scan(raw, scanInstr).vectorBytes(false, raw));
     return bytes;
   };
 
   // Whether the layer and the products allow raw operands at all (before
-  // the shared-memory budget).
+  // the shared-memory budget): the mma.sync products, or the wgmma scan.
   bool rawApply = !plan.segmented && c.residentState &&
-                  plan.mma == MmaInstr::MmaSync && c.mmaType &&
+                  (plan.mma == MmaInstr::MmaSync || wgmmaScan) && c.mmaType &&
                   c.mmaType.getIntOrFloatBitWidth() == 16 &&
                   p.elementType == c.mmaType && pBlock % kVectorWidth == 0 &&
                   p.state % kVectorWidth == 0;
@@ -118,21 +135,20 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   // which costs more than the copies save (measured at chunk 256).
   bool raw = rawApply && rawChainItemBytes() <=
                              kSharedPerSM / c.blocksPerSM - kReservedPerBlock;
-  // TMA (copy=tma): layers without cu_seqlens (a box starts at a chunk's
-  // first token and reads zeros past the sequence end), pBlock and dstate
-  // whole 64-element panels.
-  bool tma = raw && plan.copy == CopyInstr::Tma && !p.isVarlen() &&
-             pBlock % kSwizzlePanel == 0 && p.state % kSwizzlePanel == 0;
+  bool tma = raw && tmaRows;
   c.operands = tma   ? OperandPath::Tma
                : raw ? OperandPath::CpAsync
                      : OperandPath::Registers;
+  c.stateMma = raw ? MmaInstr::MmaSync : plan.mma;
+  c.scanMma = raw ? rawScanMma : plan.mma;
   c.scanRows = scanRows(p, raw);
   c.productBufferBytes = bufferBytes(raw);
   return c;
 }
 
-StringRef KernelConfig::mmaName() const {
-  return !mmaType ? "none" : mma == MmaInstr::Wgmma ? "wgmma" : "mma.sync";
+StringRef KernelConfig::mmaName(bool scan) const {
+  MmaInstr instr = scan ? scanMma : stateMma;
+  return !mmaType ? "none" : instr == MmaInstr::Wgmma ? "wgmma" : "mma.sync";
 }
 
 /// Every choice the lowering made for this kernel, in one attribute on the
@@ -149,6 +165,7 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
   config.set("p_block", b.getI64IntegerAttr(pBlock));
   config.set("state_chain", b.getStringAttr(segmented ? "segment" : "chunk"));
   config.set("mma", b.getStringAttr(mmaName()));
+  config.set("state_mma", b.getStringAttr(mmaName(/*scan=*/false)));
   config.set("operands",
              b.getStringAttr(operands == OperandPath::Tma       ? "tma"
                              : operands == OperandPath::CpAsync ? "cp.async"

@@ -38,9 +38,13 @@ struct KernelConfig {
   bool segmented = false;
   /// The tensor-core element type of the products, null on the FMA path.
   Type mmaType;
-  /// The tensor-core instruction the plan asks for (TileMatmul takes
-  /// mma.sync where a tile does not fit wgmma).
-  MmaInstr mma = MmaInstr::MmaSync;
+  /// The tensor-core instruction of each product (TileMatmul takes
+  /// mma.sync where a tile does not fit wgmma). With raw operands the
+  /// chunk scan takes wgmma in place where the plan asks for wgmma (TMA
+  /// rows, 128-row scan tiles), and the chunk-state product mma.sync (its
+  /// x w operand is scaled along k in registers); without them both take
+  /// the plan's instruction.
+  MmaInstr stateMma = MmaInstr::MmaSync, scanMma = MmaInstr::MmaSync;
   OperandPath operands = OperandPath::Registers;
   /// The chunk-state / chunk-scan products take the vector path.
   bool stateVectors = false, scanVectors = false;
@@ -61,8 +65,9 @@ struct KernelConfig {
   /// x, B and C rows are copied whole into shared memory (TMA or cp.async).
   bool rawOperands() const { return operands != OperandPath::Registers; }
   bool tmaOperands() const { return operands == OperandPath::Tma; }
-  /// The chain item's tensor-core instruction, "none" on the FMA path.
-  llvm::StringRef mmaName() const;
+  /// The chunk scan's (`scan`) or the chunk-state product's tensor-core
+  /// instruction, "none" on the FMA path.
+  llvm::StringRef mmaName(bool scan = true) const;
 
   /// The `ssd.kernel_config` attribute, with the shared memory a block
   /// holds (known once the kernel is built).
