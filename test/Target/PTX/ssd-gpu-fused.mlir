@@ -56,8 +56,8 @@
 // state: eight k16 steps from two descriptors (C's swizzled rows, the state's
 // core matrices), one group; the weights times x: eight steps with the
 // weights' fragments from registers and x's swizzled rows (N-major, so B is
-// transposed), one group per step, at most two in flight. The chunk-state
-// product stays on mma.sync.
+// transposed), all fragments computed first, then one group. The
+// chunk-state product stays on mma.sync.
 // INPLACE: .visible .entry ssd_fused(
 // INPLACE-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // INPLACE-DAG: cp.async.bulk.tensor.4d
@@ -67,9 +67,10 @@
 // INPLACE: wgmma.commit_group.sync.aligned;
 // INPLACE: wgmma.wait_group.sync.aligned 0;
 // INPLACE: wgmma.fence.sync.aligned;
-// INPLACE: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, 1, 1, 1, 1;
-// INPLACE: wgmma.commit_group.sync.aligned;
-// INPLACE: wgmma.wait_group.sync.aligned 1;
+// INPLACE-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, 1, 1, 1, 1;
+// INPLACE-NEXT: // end inline asm
+// INPLACE-NEXT: wgmma.commit_group.sync.aligned;
+// INPLACE-NEXT: wgmma.wait_group.sync.aligned 0;
 // INPLACE-NOT: wgmma.mma_async.sync.aligned.m64n32k16
 // copy=tma: x, B and C rows by 4-d TMA boxes completing on two mbarriers
 // at the start of the dynamic shared memory; ptxas assembles it for sm_90a.
