@@ -114,8 +114,9 @@ cl::opt<std::string> stateChain(
     cl::value_desc("C"), cl::cat(category));
 cl::opt<std::string>
     mma("mma",
-        cl::desc("fused only: mma.sync (default) or wgmma (sm_90a: the chain "
-                 "item's products read shared memory in place)"),
+        cl::desc("fused only: mma.sync (default) or wgmma (sm_90a: with TMA "
+                 "rows the chunk scan reads its operands in place, else both "
+                 "products stage them)"),
         cl::value_desc("I"), cl::cat(category));
 cl::opt<std::string>
     copy("copy",
