@@ -26,10 +26,6 @@ namespace gpu_lowering {
 
 namespace {
 
-/// The shared-memory matrix descriptor of wgmma for the no-swizzle
-/// canonical layouts: start address, the byte stride between core matrices
-/// along K (`alongK`, the "leading dimension byte offset") and along M or N
-/// (`alongMN`, the "stride dimension byte offset"), all in 16-byte units.
 /// A wgmma shared-memory matrix descriptor: start address, the leading and
 /// the stride byte offsets (in 16-byte units in the descriptor), and the
 /// layout (none, or the 128-byte swizzle; a swizzled operand's 8-row
@@ -144,6 +140,70 @@ Value wgmmaRegisterA(Emitter &e, Value d, Value fragment, Value descB,
   return op->getResult(0);
 }
 
+constexpr int64_t kRowBytes = 128;    // one swizzled row: a 64-wide panel
+constexpr int64_t kGroupBytes = 1024; // 8 such rows, or a k8 x n64 atom
+constexpr int64_t kCoreBytes = 128;   // one 8 x 8 core matrix
+
+/// An in-place operand read by descriptor: its K extent and the descriptor
+/// of its k16 step at k `ks`.
+struct InPlaceOperand {
+  int64_t depth = 0;
+  std::function<Value(int64_t ks)> at;
+};
+
+/// B resident, over its whole K extent: TMA's swizzled rows [panels][K][64]
+/// with n contiguous (N-major: 8-k groups 1024 bytes apart, 64-wide n
+/// panels one K extent of rows apart), or core matrices [1][N/8][K/8][8][8]
+/// with k contiguous.
+InPlaceOperand inPlaceB(Emitter &e, const TileOperand &b) {
+  auto type = cast<MemRefType>(b.resident.getType());
+  Value base = sharedAddress(e, b.resident);
+  InPlaceOperand op;
+  if (b.residentSwizzled) {
+    assert(!b.kContiguous && type.getRank() == 3 && type.getDimSize(2) == 64 &&
+           "swizzled N-major rows");
+    op.depth = type.getDimSize(1);
+    int64_t panelBytes = op.depth * kRowBytes;
+    op.at = [&e, base, panelBytes](int64_t ks) {
+      return descriptor(e, e.add(base, e.idx(ks * kRowBytes)), panelBytes,
+                        kGroupBytes, /*swizzle128=*/true);
+    };
+    return op;
+  }
+  assert(b.kContiguous && type.getRank() == 5 && "k-major core matrices");
+  op.depth = type.getDimSize(2) * 8;
+  int64_t alongN = (op.depth / 8) * kCoreBytes;
+  op.at = [&e, base, alongN](int64_t ks) {
+    return matrixDescriptor(e, e.add(base, e.idx((ks / 8) * kCoreBytes)),
+                            kCoreBytes, alongN);
+  };
+  return op;
+}
+
+/// A resident: warpgroup `group`'s 64 rows of TMA's swizzled rows
+/// [panels][rows][64], k contiguous. A k16 step inside a panel moves the
+/// start by 32 bytes (the swizzle applies to the address bits; the 8-row
+/// groups stay 1024-aligned).
+InPlaceOperand inPlaceA(Emitter &e, const TileOperand &a, Value group,
+                        int64_t depth, int64_t elementBytes) {
+  auto type = cast<MemRefType>(a.resident.getType());
+  assert(type.getRank() == 3 && type.getDimSize(2) == 64 &&
+         type.getDimSize(0) * 64 >= depth && "swizzled K-major rows");
+  int64_t panelBytes = type.getDimSize(1) * kRowBytes;
+  Value row0 = e.mul(group, 64);
+  if (a.residentRow0)
+    row0 = e.add(row0, a.residentRow0);
+  Value base = e.add(sharedAddress(e, a.resident), e.mul(row0, kRowBytes));
+  InPlaceOperand op;
+  op.depth = depth;
+  op.at = [&e, base, panelBytes, elementBytes](int64_t ks) {
+    Value at = e.add(base, e.idx((ks / 64) * panelBytes +
+                                 (ks % 64) * elementBytes));
+    return descriptor(e, at, 16, kGroupBytes, /*swizzle128=*/true);
+  };
+  return op;
+}
+
 } // namespace
 
 SmallVector<Value> TileMatmul::accumulateWgmmaInPlace(ValueRange acc,
@@ -159,66 +219,25 @@ SmallVector<Value> TileMatmul::accumulateWgmmaInPlace(ValueRange acc,
          "wgmma in place: A as register fragments or swizzled k-major rows");
   assert(getConstantIntValue(kBegin) == 0 && "wgmma in place runs from k 0");
   (void)kBegin;
-  constexpr int64_t kRowBytes = 128;  // one swizzled row, one 64-wide panel
-  constexpr int64_t kGroupBytes = 1024; // 8 rows of it, or a k8 x n64 atom
-  constexpr int64_t kCore = 128;      // one 8 x 8 core matrix
-  int64_t bytes = mmaType.getIntOrFloatBitWidth() / 8;
-
-  // B's descriptor at k step ks, over its whole K extent.
-  auto bType = cast<MemRefType>(b.resident.getType());
-  Value bBase = sharedAddress(e, b.resident);
-  int64_t depth;
-  std::function<Value(int64_t)> descB;
-  if (b.residentSwizzled) {
-    // [panels][K][64], n contiguous (N-major): 8-k groups 1024 bytes
-    // apart, 64-wide n panels one K extent of rows apart.
-    assert(!b.kContiguous && bType.getRank() == 3 &&
-           bType.getDimSize(2) == 64 && "swizzled N-major rows");
-    depth = bType.getDimSize(1);
-    int64_t panelBytes = depth * kRowBytes;
-    descB = [&, panelBytes](int64_t ks) {
-      return descriptor(e, e.add(bBase, e.idx(ks * kRowBytes)), panelBytes,
-                        kGroupBytes, /*swizzle128=*/true);
-    };
-  } else {
-    // Core matrices [1][N/8][K/8][8][8], k contiguous.
-    assert(b.kContiguous && bType.getRank() == 5 && "k-major core matrices");
-    depth = bType.getDimSize(2) * 8;
-    int64_t alongN = (depth / 8) * kCore;
-    descB = [&, alongN](int64_t ks) {
-      return matrixDescriptor(e, e.add(bBase, e.idx((ks / 8) * kCore)), kCore,
-                              alongN);
-    };
-  }
-
+  InPlaceOperand opB = inPlaceB(e, b);
+  int64_t depth = opB.depth;
   Value group = e.div(e.threadId(), e.idx(128));
   Value d = toAccumulatorStruct(e, acc);
   auto structType = d.getType();
   NVVM::WGMMATypes type = wgmmaType(mmaType);
   int64_t steps = depth / 16;
   if (!registerA) {
-    // A: this warpgroup's 64 rows of [panels][rows][64], k contiguous; a
-    // k16 step inside a panel moves the start by 32 bytes (the swizzle is
-    // applied to the address bits, the 8-row groups stay 1024-aligned).
-    auto aType = cast<MemRefType>(a.resident.getType());
-    assert(aType.getRank() == 3 && aType.getDimSize(2) == 64 &&
-           aType.getDimSize(0) * 64 >= depth && "swizzled K-major rows");
-    int64_t panelBytes = aType.getDimSize(1) * kRowBytes;
-    Value row0 = e.mul(group, 64);
-    if (a.residentRow0)
-      row0 = e.add(row0, a.residentRow0);
-    Value aBase = e.add(sharedAddress(e, a.resident), e.mul(row0, kRowBytes));
+    InPlaceOperand opA = inPlaceA(e, a, group, depth,
+                                  mmaType.getIntOrFloatBitWidth() / 8);
     auto shape = NVVM::MMAShapeAttr::get(e.b.getContext(), 64, tileN, 16);
     NVVM::WgmmaFenceAlignedOp::create(e.b);
     for (int64_t ks = 0; ks < depth; ks += 16) {
-      Value aAt = e.add(aBase, e.idx((ks / 64) * panelBytes +
-                                     (ks % 64) * bytes));
+      Value descA = opA.at(ks), descB = opB.at(ks);
       d = NVVM::WgmmaMmaAsyncOp::create(
-          e.b, structType, d,
-          descriptor(e, aAt, 16, kGroupBytes, /*swizzle128=*/true),
-          descB(ks), shape, type, type, NVVM::WGMMATypes::f32,
-          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-          NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+          e.b, structType, d, descA, descB, shape, type, type,
+          NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          NVVM::MMALayout::row,
           b.kContiguous ? NVVM::MMALayout::col : NVVM::MMALayout::row,
           /*satfinite=*/nullptr);
     }
@@ -254,7 +273,7 @@ SmallVector<Value> TileMatmul::accumulateWgmmaInPlace(ValueRange acc,
     fragments.push_back(fragmentAt(16 * s));
   NVVM::WgmmaFenceAlignedOp::create(e.b);
   for (int64_t s = 0; s < steps; ++s)
-    d = wgmmaRegisterA(e, d, fragments[s], descB(16 * s), tileN, mmaType,
+    d = wgmmaRegisterA(e, d, fragments[s], opB.at(16 * s), tileN, mmaType,
                        b.kContiguous);
   NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
   NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
@@ -268,21 +287,20 @@ SmallVector<Value> TileMatmul::wgmmaStep(ValueRange acc, Value viewA,
   MLIRContext *ctx = e.b.getContext();
   int64_t perGroup = tileN / 2;
   int64_t bytes = mmaType.getIntOrFloatBitWidth() / 8;
-  constexpr int64_t kCore = 128; // bytes of one 8 x 8 core matrix
   Value group = e.div(e.threadId(), e.idx(128));
-  auto address = [&](Value view) { return sharedAddress(e, view); };
 
   // A: the tile's 64 rows; this stage's slice.
-  Value aBase = e.add(address(viewA), e.mul(stage, tileM * tileK * bytes));
-  int64_t aAlongK = aKMajor ? kCore : (tileM / 8) * kCore;
-  int64_t aAlongM = aKMajor ? (tileK / 8) * kCore : kCore;
+  Value aBase =
+      e.add(sharedAddress(e, viewA), e.mul(stage, tileM * tileK * bytes));
+  int64_t aAlongK = aKMajor ? kCoreBytes : (tileM / 8) * kCoreBytes;
+  int64_t aAlongM = aKMajor ? (tileK / 8) * kCoreBytes : kCoreBytes;
   // B: this warpgroup's perGroup rows (output columns).
   int64_t depthB = tileK;
   if (bResident)
     depthB = cast<MemRefType>(viewB.getType()).getDimSize(2) * 8;
-  int64_t bAlongK = bKMajor ? kCore : (tileN / 8) * kCore;
-  int64_t bAlongN = bKMajor ? (depthB / 8) * kCore : kCore;
-  Value bBase = address(viewB);
+  int64_t bAlongK = bKMajor ? kCoreBytes : (tileN / 8) * kCoreBytes;
+  int64_t bAlongN = bKMajor ? (depthB / 8) * kCoreBytes : kCoreBytes;
+  Value bBase = sharedAddress(e, viewB);
   if (!bResident)
     bBase = e.add(bBase, e.mul(stage, tileN * tileK * bytes));
   bBase = e.add(bBase, e.mul(group, (perGroup / 8) * bAlongN));
