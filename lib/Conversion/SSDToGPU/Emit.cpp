@@ -106,8 +106,10 @@ void Emitter::storeVector(Value v, Value memref, ValueRange indices) {
   auto type = cast<VectorType>(v.getType());
   if (type.getElementType() != element)
     v = arith::TruncFOp::create(b, type.clone(element), v);
+  // Aligned to the vector's bytes, at most 16, as loadVector.
+  int64_t bytes = type.getNumElements() * element.getIntOrFloatBitWidth() / 8;
   vector::StoreOp::create(b, v, memref, indices, /*nontemporal=*/false,
-                          llvm::MaybeAlign(16));
+                          llvm::MaybeAlign(std::min<int64_t>(bytes, 16)));
 }
 Value Emitter::toF32Vector(Value v) {
   auto type = cast<VectorType>(v.getType());

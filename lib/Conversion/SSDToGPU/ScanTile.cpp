@@ -160,6 +160,7 @@ void storeScanOutputVector(Emitter &e, const SSDProblem &p,
                            const KernelFunc &k, const ScanTile &s, Value row,
                            Value col, Value v) {
   Value i = e.add(s.i0, row);
+  int64_t width = cast<VectorType>(v.getType()).getNumElements();
   e.ifThen(e.lt(i, s.r.len), [&] {
     Value pp = absoluteColumn(e, s, col);
     Value t = e.add(s.r.start, i);
@@ -167,20 +168,19 @@ void storeScanOutputVector(Emitter &e, const SSDProblem &p,
     if (k.has("D")) {
       Value xv;
       if (!s.xRows)
-        xv = e.loadVector(k.arg("x"), at, kVectorWidth);
+        xv = e.loadVector(k.arg("x"), at, width);
       else if (s.xRowsSwizzled)
-        xv = e.loadVector(s.xRows, swizzled128At(e, i, col), kVectorWidth);
+        xv = e.loadVector(s.xRows, swizzled128At(e, i, col), width);
       else
-        xv = e.loadVector(s.xRows, {e.idx(0), i, col}, kVectorWidth);
+        xv = e.loadVector(s.xRows, {e.idx(0), i, col}, width);
       Value x = e.toF32Vector(xv);
       Value d = p.perChannelD
-                    ? e.toF32Vector(
-                          e.loadVector(k.arg("D"), {s.head, pp}, kVectorWidth))
-                    : e.splat(e.loadF32(k.arg("D"), {s.head}), kVectorWidth);
+                    ? e.toF32Vector(e.loadVector(k.arg("D"), {s.head, pp}, width))
+                    : e.splat(e.loadF32(k.arg("D"), {s.head}), width);
       v = math::FmaOp::create(e.b, d, x, v);
     }
     if (k.has("z")) {
-      Value z = e.loadVector(k.arg("z"), at, kVectorWidth);
+      Value z = e.loadVector(k.arg("z"), at, width);
       v = e.mulf(v, e.mapF32(z, [&](Value zt, int64_t) { return gate(e, zt); }));
     }
     e.storeVector(v, k.arg("y"), at);

@@ -63,8 +63,9 @@ weightPairs(Emitter &e, const SSDProblem &p, const KernelFunc &k,
 void storeScanOutput(Emitter &e, const SSDProblem &p, const KernelFunc &k,
                      const ScanTile &s, Value row, Value col, Value v);
 
-/// As storeScanOutput for columns col..col+7 (v a vector<8xf32>): 16-byte
-/// loads of x (from s.xRows where set) and z, one 16-byte store of y.
+/// As storeScanOutput for columns col..col+w-1 (v a vector<wxf32>, w 8 or
+/// 2): w-element loads of x (from s.xRows where set) and z, one w-element
+/// store of y.
 void storeScanOutputVector(Emitter &e, const SSDProblem &p,
                            const KernelFunc &k, const ScanTile &s, Value row,
                            Value col, Value v);

@@ -136,8 +136,10 @@ public:
   /// B, or the f32 output tile of epilogueVector). Tensor-core tiles only.
   int64_t vectorBytes() const;
   /// As vectorBytes, for a product whose A (or B) operand is resident:
-  /// only the staged operands' slices are held.
-  int64_t vectorBytes(bool residentA, bool residentB) const;
+  /// only the staged operands' slices are held; without `outputTile` (the
+  /// caller never runs epilogueVector) only those slices.
+  int64_t vectorBytes(bool residentA, bool residentB,
+                      bool outputTile = true) const;
   /// Runs the vector path in `buffer`, a 1-D i8 workgroup buffer of at
   /// least vectorBytes() bytes, instead of a buffer of its own: products
   /// that never run at once (one after the other, barrier between) can
@@ -163,6 +165,14 @@ public:
   /// threads of a warp on consecutive vectors of a row, so that 16-byte
   /// stores coalesce. Tensor-core tiles only; ends with a barrier.
   void epilogueVector(
+      ValueRange acc,
+      llvm::function_ref<void(Value row, Value col, Value v)> store);
+  /// As epilogue, straight from the fragments two columns at a time: calls
+  /// `store(row, col, v)` with v a vector<2xf32> of columns col, col + 1
+  /// (col even). No shared memory and no barrier, so warps leave the
+  /// product independently; a warp's pairs of one row cover 32 contiguous
+  /// bytes of f32 (a whole sector). Tensor-core tiles only.
+  void epiloguePairs(
       ValueRange acc,
       llvm::function_ref<void(Value row, Value col, Value v)> store);
 

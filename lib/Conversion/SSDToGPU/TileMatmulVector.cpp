@@ -57,14 +57,15 @@ SmallVector<Value> TileMatmul::residentAt(Value row, Value k) const {
 }
 int64_t TileMatmul::outBytes() const { return tileM * (tileN + kOutPad) * 4; }
 int64_t TileMatmul::vectorBytes() const { return vectorBytes(false, false); }
-int64_t TileMatmul::vectorBytes(bool residentA, bool residentB) const {
+int64_t TileMatmul::vectorBytes(bool residentA, bool residentB,
+                                bool outputTile) const {
   assert(usesMma() && "tensor-core tiles");
   // A's stages come first (stagedView), so B's follow them even when A is
   // resident; a staged B beside a resident A is not supported.
   int64_t stages = residentA ? 0 : stageBytes(tileM);
   if (!residentB)
     stages += stageBytes(tileN);
-  return std::max(stages, outBytes());
+  return outputTile ? std::max(stages, outBytes()) : stages;
 }
 
 /// A view of the vector path's byte buffer, allocated on first use with
@@ -504,6 +505,26 @@ void TileMatmul::epilogueVector(
       e.ifThen(e.lt(e.add(tid, e.idx(r * kThreads)), e.idx(vectors)), body);
   }
   e.barrier();
+}
+
+void TileMatmul::epiloguePairs(
+    ValueRange acc, llvm::function_ref<void(Value, Value, Value)> store) {
+  assert(usesMma() && "tensor-core tiles");
+  // Fragment row r of m16n8 tile (i, j) sits at row lane/4 + 8r, columns
+  // 2(lane%4) and 2(lane%4) + 1.
+  Value lane = e.laneId();
+  Value warp = e.div(e.threadId(), e.idx(32));
+  Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
+  Value row0 = e.add(e.mul(wm, fragsM * 16), e.div(lane, e.idx(4)));
+  Value col0 = e.add(e.mul(wn, fragsN * 8), e.mul(e.rem(lane, e.idx(4)), 2));
+  for (int64_t i = 0; i < fragsM; ++i)
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t j = 0; j < fragsN; ++j) {
+        Value pair = vector::ExtractOp::create(e.b, acc[i * fragsN + j],
+                                               ArrayRef<int64_t>{r});
+        store(e.add(row0, e.idx(16 * i + 8 * r)), e.add(col0, e.idx(8 * j)),
+              pair);
+      }
 }
 
 } // namespace gpu_lowering

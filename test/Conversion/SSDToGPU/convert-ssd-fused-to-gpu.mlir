@@ -9,31 +9,32 @@
 // persistent kernel on num_sms * 2 blocks, the counters in zero-initialised
 // workspaces, the passed states in nc + 1 slots per row. Shared memory is one
 // dynamic arena (the item kinds reuse its bytes), over the 48 KB static
-// limit: 109568 bytes is the per-chunk chain item's (the chunk's x rows,
-// 18 KB, and B then C rows, 34 KB, copied by cp.async; 36 KB of product
-// stages and output tile; the 17 KB resident state operand); with
+// limit: 91136 bytes is the per-chunk chain item's (the chunk's x rows,
+// 18 KB, and B then C rows, 34 KB, copied by cp.async; 18 KB of x w
+// stages, and no output tile: both epilogues run from the fragments; the
+// 17 KB resident state operand); with
 // state-chain=segment 113792
 // bytes, the segment item's (the same and the 32 KB f32 running state), so
 // that two blocks per SM still fit in the H200's 228 KB. The segment size
 // is chosen at run time from the grid size. By default (copy=auto on
 // sm_90a) the rows come by TMA instead: three descriptor parameters, and
-// 106496 bytes (dense swizzled rows, no padding).
+// 88064 bytes (dense swizzled rows, no padding).
 // DEFAULT-LABEL: module attributes
 // DEFAULT-SAME: name = "state_turn"}, {box = [1, 128, 1, 64], kind = "tma", pass = "global", swizzle = "128B", tensor = "x"}
-// DEFAULT-SAME: shared_memory = 106496 : i64
+// DEFAULT-SAME: shared_memory = 88064 : i64
 // DEFAULT: gpu.func @ssd_fused(
 // DEFAULT-SAME: operands = "tma"
 
 // CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // CHECK-SAME: constants = {chunk_size = 128 : i64, dstate = 128 : i64, dtype = "bf16", features = ["D", "dt_bias", "softplus"], headdim = 64 : i64, ngroups = 1 : i64, nheads = 80 : i64, p_block = 64 : i64, state_dtype = "f32"}
-// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 109568 : i64}]
+// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 91136 : i64}]
 // CHECK-SAME: tensors = [{dtype = "bf16", name = "x", shape = [1, "L", 80, 64]}
 // CHECK-SAME: {dtype = "f32", name = "final_states", output = true, shape = [1, 80, 64, 128]}]
 // CHECK-SAME: workspaces = [{dtype = "f32", name = "dt_out", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "dA_cumsum", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "CB", shape = [1, "nc", 1, 128, 128]}, {dtype = "f32", name = "passed_states", shape = [1, "nc + 1", 80, 64, 128]}, {dtype = "i32", name = "ticket", shape = [1], zero_init = true}, {dtype = "i32", name = "cumsum_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "cb_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}]
 // CHECK-NOT: func.func
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @ssd_fused(
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 109568 : i64, state_chain = "chunk", state_mma = "mma.sync"}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 91136 : i64, state_chain = "chunk", state_mma = "mma.sync"}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
 // CHECK-NEXT: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[XROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x72xbf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[BCROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x136xbf16, #gpu.address_space<workgroup>>
@@ -61,8 +62,14 @@
 // CHECK: memref.extract_aligned_pointer_as_index %[[BCROWS]]
 // CHECK: nvvm.cp.async.shared.global
 // CHECK: nvvm.cp.async.commit.group
-// Waits: an acquire spin by thread 0, then a barrier and no fence.
+// Waits: an acquire spin by thread 0 (the chunk's cumsum) and one by
+// thread 32 (its CB) at the same time, then a barrier and no fence.
+// CHECK: arith.cmpi eq, %{{.*}}, %c0
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK: arith.cmpi eq, %{{.*}}, %c32
+// CHECK-NEXT: scf.if
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK-NOT: llvm.fence
 // CHECK: gpu.barrier
 // CHECK-NOT: llvm.fence
 // The chunk-state product reads B's rows in place (ldmatrix.trans).
@@ -73,13 +80,27 @@
 // C's rows replace B's while the turn is awaited.
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
-// The fold leaves slot(c) in shared memory, where the chunk scan reads it.
-// CHECK: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
+// The fold runs straight from the product's fragments, two columns at a
+// time, with no barrier under the turn: slot(c) in, slot(c + 1) out, and
+// slot(c) left in shared memory, where the chunk scan reads it.
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.load {{.*}} : memref<1x?x80x64x128xf32>, vector<2xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: math.fma {{.*}} : vector<2xf32>
+// CHECK-NEXT: vector.store {{.*}} : memref<1x?x80x64x128xf32>, vector<2xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<2xbf16>
 // The scan reads C's rows and the state in place, x's rows transposed.
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK: nvgpu.ldmatrix %[[BCROWS]]{{.*}}transpose = false
 // CHECK: nvgpu.ldmatrix %[[STATE]]
 // CHECK: nvgpu.ldmatrix %[[XROWS]]{{.*}}transpose = true
+// y straight from the fragments too: bf16 pairs, no barrier after the
+// products.
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.store {{.*}} : memref<1x?x80x64xbf16>, vector<2xbf16>
 // CHECK-NOT: gpu.func
 // SEGMENT-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // SEGMENT-SAME: shared_memory = 113792 : i64}]
@@ -106,7 +127,7 @@
 // INPLACE-SAME: ssd.kernel_config = {{{.*}}mma = "wgmma", operands = "tma", {{.*}}state_mma = "mma.sync"}
 // INPLACE: %[[STATE:.*]] = memref.view %{{.*}} to memref<1x8x16x8x8xbf16, #gpu.address_space<workgroup>>
 // INPLACE: nvvm.mma.sync
-// INPLACE: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
+// INPLACE: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<2xbf16>
 // INPLACE: nvvm.fence.proxy
 // INPLACE: nvvm.wgmma.fence.aligned
 // INPLACE-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]

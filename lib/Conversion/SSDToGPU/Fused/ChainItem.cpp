@@ -13,7 +13,10 @@
 //   4. chunk scan: y = exp(dA) C slot(c) + (CB o decay o dt) x + D x, gated
 //      by z, one row tile of the chunk at a time.
 // The serial part (3) is a load, an FMA and a store per element; the scan
-// (4) of this item overlaps the next chunk's chain step. The fold also
+// (4) of this item overlaps the next chunk's chain step. With raw operands
+// the scan's output runs straight from the product's fragments, and with
+// fp32 states so does the fold (KernelConfig::foldFromFragments): no output
+// tile in shared memory and no barrier under the turn. The fold also
 // leaves slot(c), which it reads, in shared memory as the chunk scan's
 // state operand. This is the default chain (`state-chain=chunk`) and the
 // one varlen layers take; `state-chain=segment` walks segments of chunks
@@ -57,7 +60,7 @@ void emitChainItem(FusedBuild &f, Value index) {
   Value carry = stateCarry(f, it);
   Value slot = it.place.slot, nextSlot = e.add(it.place.slot, 1);
   bool vectors = config.stateVectors;
-  Value carries = vectors ? e.splat(carry, kVectorWidth) : carry;
+  bool pairs = config.foldFromFragments;
   chunkStateProduct(
       f, it, shared,
       [&] {
@@ -75,14 +78,17 @@ void emitChainItem(FusedBuild &f, Value index) {
                     {it.row, nextSlot, it.head, pp, nn});
             return;
           }
-          Value prev = e.toF32Vector(e.loadVector(
-              slots, {it.row, slot, it.head, pp, nn}, kVectorWidth));
-          e.storeVector(math::FmaOp::create(e.b, carries, prev, v), slots,
-                        {it.row, nextSlot, it.head, pp, nn});
+          int64_t width = cast<VectorType>(v.getType()).getNumElements();
+          Value prev = e.toF32Vector(
+              e.loadVector(slots, {it.row, slot, it.head, pp, nn}, width));
+          e.storeVector(
+              math::FmaOp::create(e.b, e.splat(carry, width), prev, v), slots,
+              {it.row, nextSlot, it.head, pp, nn});
           if (it.sState)
             e.storeVector(prev, it.sState, residentStateAt(f, rr, nn));
         });
-      });
+      },
+      pairs);
   blockRelease(e, turns, turn, e.add(it.c, 2));
   chunkScan(f, it, shared);
 }

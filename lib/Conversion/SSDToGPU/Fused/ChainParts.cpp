@@ -217,21 +217,27 @@ void waitChunkRows(FusedBuild &f, const ChainItem &it, bool xb,
 void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
                    bool cumsum, Value cbGroup) {
   Emitter &e = f.e;
-  e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
-    e.forLoop(cBegin, cEnd, e.idx(1), [&](Value c) {
-      Value chunkIndex = e.add(e.mul(row, f.numChunks), c);
-      if (cumsum)
-        spinUntilAtLeast(
-            e, counterPointer(e, f.arg("cumsum_ready"), chunkIndex), e.idx(1));
-      if (cbGroup)
-        spinUntilAtLeast(
-            e,
-            counterPointer(e, f.arg("cb_ready"),
-                           e.add(e.mul(chunkIndex, f.p.groups), cbGroup)),
-            e.idx(1));
+  auto chunkIndex = [&](Value c) { return e.add(e.mul(row, f.numChunks), c); };
+  // The cumsums' counters in thread 0, the CBs' in thread 32: two warps, so
+  // that the two round trips to L2 overlap instead of following each other.
+  auto spinIn = [&](int64_t thread, function_ref<Value(Value c)> counter) {
+    e.ifThen(e.eq(e.threadId(), e.idx(thread)), [&] {
+      e.forLoop(cBegin, cEnd, e.idx(1), [&](Value c) {
+        spinUntilAtLeast(e, counter(c), e.idx(1));
+      });
     });
-  });
-  // Acquire by thread 0, then the barrier: as blockAcquire (Sync.h).
+  };
+  if (cumsum)
+    spinIn(0, [&](Value c) {
+      return counterPointer(e, f.arg("cumsum_ready"), chunkIndex(c));
+    });
+  if (cbGroup)
+    spinIn(32, [&](Value c) {
+      return counterPointer(
+          e, f.arg("cb_ready"),
+          e.add(e.mul(chunkIndex(c), f.p.groups), cbGroup));
+    });
+  // Each acquire, then the barrier: as blockAcquire (Sync.h).
   e.barrier();
 }
 
@@ -245,22 +251,22 @@ void stageChunk(FusedBuild &f, ChainItem &it) {
     it.sW = f.k.sharedBuffer({p.chunk}, f32);
   }
   Value dA = f.arg("dA_cumsum"), dt = f.arg("dt_out");
-  e.forLoop(e.threadId(), e.idx(p.chunk), e.idx(kThreads), [&](Value l) {
-    e.store(e.loadF32(dA, {it.row, it.head, it.c, l}), it.sDA, {l});
-    e.store(e.loadF32(dt, {it.row, it.head, it.c, l}), it.sDt, {l});
-  });
-  e.barrier();
   // w_l = exp(dA[Q-1] - dA[l]) dt_l, zero past the chunk and (with
-  // seq_idx) for tokens of a sequence other than the chunk's last one.
-  Value last = e.load(it.sDA, {e.idx(p.chunk - 1)});
+  // seq_idx) for tokens of a sequence other than the chunk's last one. One
+  // pass, one barrier: every thread loads dA[Q-1] itself (one broadcast
+  // load per warp) and weighs the tokens it stages from its registers.
+  Value last = e.loadF32(dA, {it.row, it.head, it.c, e.idx(p.chunk - 1)});
   Value lastId;
   if (f.has("seq_idx"))
     lastId =
         e.load(f.arg("seq_idx"), {it.row, lastTokenOf(e, p, it.c, f.seqLen)});
   const ChunkRange &r = it.place.range;
   e.forLoop(e.threadId(), e.idx(p.chunk), e.idx(kThreads), [&](Value l) {
-    Value w =
-        e.mulf(e.decay(e.subf(last, e.load(it.sDA, {l}))), e.load(it.sDt, {l}));
+    Value dAl = e.loadF32(dA, {it.row, it.head, it.c, l});
+    Value dtl = e.loadF32(dt, {it.row, it.head, it.c, l});
+    e.store(dAl, it.sDA, {l});
+    e.store(dtl, it.sDt, {l});
+    Value w = e.mulf(e.decay(e.subf(last, dAl)), dtl);
     Value keep = e.lt(l, r.len);
     if (lastId)
       keep = e.andi(
@@ -293,7 +299,8 @@ namespace {
 /// 16-byte vectors.
 void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
                              function_ref<void()> before,
-                             function_ref<void(Value, Value, Value)> fold) {
+                             function_ref<void(Value, Value, Value)> fold,
+                             bool pairs) {
   Emitter &e = f.e;
   TileMatmul mm = stateProduct(f);
   mm.shareVectorBuffer(shared);
@@ -339,7 +346,10 @@ void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
   }
   SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
   before();
-  mm.epilogueVector(acc, fold);
+  if (pairs)
+    mm.epiloguePairs(acc, fold);
+  else
+    mm.epilogueVector(acc, fold);
 }
 
 /// The scalar-fill path: dstate in tiles of up to 64 columns.
@@ -391,9 +401,10 @@ void chunkStateProductScalar(FusedBuild &f, const ChainItem &it,
 
 void chunkStateProduct(FusedBuild &f, const ChainItem &it, Value shared,
                        function_ref<void()> before,
-                       function_ref<void(Value, Value, Value)> fold) {
+                       function_ref<void(Value, Value, Value)> fold,
+                       bool pairs) {
   if (f.config.stateVectors)
-    chunkStateProductVector(f, it, shared, before, fold);
+    chunkStateProductVector(f, it, shared, before, fold, pairs);
   else
     chunkStateProductScalar(f, it, before, fold);
 }
@@ -496,9 +507,16 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
     Value jEnd = e.min(e.add(i0, e.idx(rows)), r.len);
     acc = mm.accumulate(acc, e.idx(0), jEnd, o.weights, o.xj);
     if (vectors) {
-      mm.epilogueVector(acc, [&](Value rr, Value col, Value v) {
+      auto store = [&](Value rr, Value col, Value v) {
         storeScanOutputVector(e, p, f.k, tile, rr, col, v);
-      });
+      };
+      // Straight from the fragments where the whole chunk is one row tile
+      // (no next tile reuses this one's shared buffers): each warp stores
+      // its own rows as soon as its products are done.
+      if (f.config.scanFromFragments)
+        mm.epiloguePairs(acc, store);
+      else
+        mm.epilogueVector(acc, store);
       return;
     }
     mm.epilogue(acc, [&](Value rr, Value col, Value v) {

@@ -78,9 +78,9 @@ TileMatmul scanProduct(FusedBuild &f);
 Value allocateResidentState(FusedBuild &f);
 llvm::SmallVector<Value> residentStateAt(FusedBuild &f, Value rr, Value nn);
 
-/// Thread 0 waits for chunks [cBegin, cEnd) of `row`: for their cumsum
-/// (`cumsum`) and for their CB of group `cbGroup` (when given); then the
-/// block reads what those items published.
+/// The block waits for chunks [cBegin, cEnd) of `row`: thread 0 for their
+/// cumsum (`cumsum`) and, at the same time, thread 32 for their CB of group
+/// `cbGroup` (when given); then the block reads what those items published.
 void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
                    bool cumsum, Value cbGroup);
 
@@ -99,10 +99,13 @@ Value stateCarry(FusedBuild &f, const ChainItem &it);
 /// whole tile in registers; then `before()` once, then `fold(rr, nn, v)`
 /// for every element of the tile: v is a vector<8xf32> of columns
 /// nn..nn+7 on the vector path (`shared`, KernelConfig::productBufferBytes
-/// bytes), an f32 elsewhere (rr < pBlock, nn < dstate).
+/// bytes), or with `pairs` a vector<2xf32> of columns nn, nn + 1 straight
+/// from the fragments (TileMatmul::epiloguePairs), an f32 elsewhere
+/// (rr < pBlock, nn < dstate).
 void chunkStateProduct(FusedBuild &f, const ChainItem &it, Value shared,
                        llvm::function_ref<void()> before,
-                       llvm::function_ref<void(Value rr, Value nn, Value v)> fold);
+                       llvm::function_ref<void(Value rr, Value nn, Value v)> fold,
+                       bool pairs = false);
 
 /// The chunk scan of chunk `it.c` from the state at its start (it.sState,
 /// it.sRun or slot(c)); `shared` as for chunkStateProduct.

@@ -99,17 +99,29 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
                                    c.scanDepth);
   MmaInstr rawScanMma = wgmmaScan ? MmaInstr::Wgmma : MmaInstr::MmaSync;
 
+  // Raw operands whose scan tile is the whole chunk: the epilogues run
+  // from the fragments (KernelConfig::scanFromFragments, foldFromFragments).
+  auto scanFromFragments = [&](bool raw) {
+    return raw && scanRows(p, raw) >= p.chunk;
+  };
+  auto foldFromFragments = [&](bool raw) {
+    return scanFromFragments(raw) && p.stateType.isF32();
+  };
   // The products' shared buffer: with raw operands the chunk-state product
-  // reads B in place, and the scan C and x; only the scaled operands are
-  // staged.
+  // reads B in place, and the scan C and x (its weights are register
+  // fragments); only x w is staged, and an epilogue from the fragments
+  // holds no output tile.
   auto bufferBytes = [&](bool raw) {
     MmaInstr stateInstr = raw ? MmaInstr::MmaSync : plan.mma;
     MmaInstr scanInstr = raw ? rawScanMma : plan.mma;
     int64_t bytes = 0;
     if (c.stateVectors)
-      bytes = state(stateInstr).vectorBytes(false, raw);
+      bytes = state(stateInstr).vectorBytes(false, raw,
+                                            !foldFromFragments(raw));
     if (c.scanVectors)
-      bytes = std::max(bytes, scan(raw, scanInstr).vectorBytes(false, raw));
+      bytes = std::max(bytes, scan(raw, scanInstr)
+                                  .vectorBytes(raw, raw,
+                                               !scanFromFragments(raw)));
     return bytes;
   };
 
@@ -142,6 +154,8 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.stateMma = raw ? MmaInstr::MmaSync : plan.mma;
   c.scanMma = raw ? rawScanMma : plan.mma;
   c.scanRows = scanRows(p, raw);
+  c.scanFromFragments = scanFromFragments(raw);
+  c.foldFromFragments = foldFromFragments(raw);
   c.productBufferBytes = bufferBytes(raw);
   return c;
 }

@@ -56,6 +56,16 @@ struct KernelConfig {
   int64_t stateDepth = 0, stateScalarDepth = 0, scanDepth = 0;
   /// Output rows of one chunk-scan tile.
   int64_t scanRows = 0;
+  /// The chain item's chunk scan stores y straight from the product's
+  /// fragments (TileMatmul::epiloguePairs), with no output tile in shared
+  /// memory and no barrier: with raw operands, whose scan tile is the whole
+  /// chunk.
+  bool scanFromFragments = false;
+  /// The chain item's fold runs from the chunk-state product's fragments
+  /// too: as scanFromFragments, with fp32 states (two fp16 states are a
+  /// 4-byte access, and fp16 slots measured faster through the output
+  /// tile's 16-byte vectors).
+  bool foldFromFragments = false;
   /// Bytes of the shared buffer both products' vector paths run in (0 when
   /// neither takes it).
   int64_t productBufferBytes = 0;
