@@ -238,6 +238,14 @@ SmallVector<Value> TileMatmul::accumulate(ValueRange acc, Value kBegin,
       });
 }
 
+std::pair<Value, Value> TileMatmul::fragmentOrigin() {
+  Value lane = e.laneId();
+  Value warp = e.div(e.threadId(), e.idx(32));
+  Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
+  return {e.add(e.mul(wm, fragsM * 16), e.div(lane, e.idx(4))),
+          e.add(e.mul(wn, fragsN * 8), e.mul(e.rem(lane, e.idx(4)), 2))};
+}
+
 void TileMatmul::epilogue(
     ValueRange acc, llvm::function_ref<void(Value, Value, Value)> store) {
   if (!usesMma()) {
@@ -250,13 +258,7 @@ void TileMatmul::epilogue(
               acc[i * tn + j]);
     return;
   }
-  // Fragment element [r][c] of m16n8 tile (i, j) sits at row lane/4 + 8r,
-  // column 2(lane%4) + c.
-  Value lane = e.laneId();
-  Value warp = e.div(e.threadId(), e.idx(32));
-  Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
-  Value row0 = e.add(e.mul(wm, fragsM * 16), e.div(lane, e.idx(4)));
-  Value col0 = e.add(e.mul(wn, fragsN * 8), e.mul(e.rem(lane, e.idx(4)), 2));
+  auto [row0, col0] = fragmentOrigin();
   for (int64_t i = 0; i < fragsM; ++i)
     for (int64_t j = 0; j < fragsN; ++j)
       for (int64_t r = 0; r < 2; ++r)

@@ -222,6 +222,10 @@ private:
   llvm::SmallVector<Value> wgmmaStep(ValueRange acc, Value viewA,
                                      bool aKMajor, Value viewB, bool bKMajor,
                                      Value stage, bool bResident, Value bK0);
+  /// Tile row and column of this thread's fragment element [0][0] of m16n8
+  /// tile (0, 0): row lane/4 and column 2(lane%4) of its warp's block; tile
+  /// (i, j) element [r][c] sits 16i + 8r rows and 8j + c columns further.
+  std::pair<Value, Value> fragmentOrigin();
   /// Indices of the first element of vector `(kk, row)` in a staged view.
   llvm::SmallVector<Value> stagedAt(bool kContiguous, Value stage, Value kk,
                                     Value row) const;

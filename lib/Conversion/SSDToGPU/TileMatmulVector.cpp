@@ -469,11 +469,7 @@ void TileMatmul::epilogueVector(
   // the products.
   Value sOut = sharedView(0, {tileM, tileN + kOutPad}, f32);
   e.barrier();
-  Value lane = e.laneId();
-  Value warp = e.div(e.threadId(), e.idx(32));
-  Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
-  Value row0 = e.add(e.mul(wm, fragsM * 16), e.div(lane, e.idx(4)));
-  Value col0 = e.add(e.mul(wn, fragsN * 8), e.mul(e.rem(lane, e.idx(4)), 2));
+  auto [row0, col0] = fragmentOrigin();
   for (int64_t i = 0; i < fragsM; ++i)
     for (int64_t j = 0; j < fragsN; ++j)
       for (int64_t r = 0; r < 2; ++r) {
@@ -510,13 +506,9 @@ void TileMatmul::epilogueVector(
 void TileMatmul::epiloguePairs(
     ValueRange acc, llvm::function_ref<void(Value, Value, Value)> store) {
   assert(usesMma() && "tensor-core tiles");
-  // Fragment row r of m16n8 tile (i, j) sits at row lane/4 + 8r, columns
-  // 2(lane%4) and 2(lane%4) + 1.
-  Value lane = e.laneId();
-  Value warp = e.div(e.threadId(), e.idx(32));
-  Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
-  Value row0 = e.add(e.mul(wm, fragsM * 16), e.div(lane, e.idx(4)));
-  Value col0 = e.add(e.mul(wn, fragsN * 8), e.mul(e.rem(lane, e.idx(4)), 2));
+  // Fragment row r of m16n8 tile (i, j) holds columns col0 + 8j and the
+  // next one.
+  auto [row0, col0] = fragmentOrigin();
   for (int64_t i = 0; i < fragsM; ++i)
     for (int64_t r = 0; r < 2; ++r)
       for (int64_t j = 0; j < fragsN; ++j) {
