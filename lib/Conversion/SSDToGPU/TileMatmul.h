@@ -135,9 +135,9 @@ public:
   /// Bytes of shared memory the vector path holds (both stages of A and
   /// B, or the f32 output tile of epilogueVector). Tensor-core tiles only.
   int64_t vectorBytes() const;
-  /// As vectorBytes, for a product whose A (or B) operand is resident:
-  /// only the staged operands' slices are held; without `outputTile` (the
-  /// caller never runs epilogueVector) only those slices.
+  /// As vectorBytes, for a product whose A (or B) operand is resident: the
+  /// staged operands' slices only, and room for the output tile unless
+  /// `outputTile` is false (the caller never runs epilogueVector).
   int64_t vectorBytes(bool residentA, bool residentB,
                       bool outputTile = true) const;
   /// Runs the vector path in `buffer`, a 1-D i8 workgroup buffer of at

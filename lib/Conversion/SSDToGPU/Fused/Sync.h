@@ -11,7 +11,8 @@
 //  - a publish is `fence.acq_rel.gpu` by every thread, a block barrier, then
 //    `st.release.gpu` of the new value by thread 0;
 //  - a wait is thread 0 spinning on `ld.acquire.gpu` until the counter
-//    reaches a target, then a block barrier: the acquire synchronises thread
+//    reaches a target (waitForChunks spins on a second counter in thread 32
+//    at the same time), then a block barrier: the acquire synchronises thread
 //    0 with the producer and the barrier the block with thread 0, so the
 //    block's plain loads that follow see the producer's data (causality
 //    order is transitive in the PTX memory model). A fence per thread there
