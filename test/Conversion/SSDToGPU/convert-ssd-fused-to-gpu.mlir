@@ -7,34 +7,36 @@
 
 // Mamba-2 2.7B layer shape (h=80, p=64, n=128, g=1), bf16, dynamic L: ONE
 // persistent kernel on num_sms * 2 blocks, the counters in zero-initialised
-// workspaces, the passed states in nc + 1 slots per row. Shared memory is one
+// workspaces, the passed states in a ring of two slots per (row, head):
+// only the next chain step's fold reads a slot, the scan reads the state
+// from shared memory. Shared memory is one
 // dynamic arena (the item kinds reuse its bytes), over the 48 KB static
-// limit: 91136 bytes is the per-chunk chain item's (the chunk's x rows,
-// 18 KB, and B then C rows, 34 KB, copied by cp.async; 18 KB of x w
-// stages, and no output tile: both epilogues run from the fragments; the
-// 17 KB resident state operand); with
+// limit: 107520 bytes is the per-chunk chain item's (the chunk's x rows,
+// 18 KB, and B then C rows, 34 KB, copied by cp.async; 34 KB of x w
+// stages and the chunk state's output tile, which the fold reads; the
+// 17 KB resident state operand; the scan's y runs from the fragments); with
 // state-chain=segment 113792
 // bytes, the segment item's (the same and the 32 KB f32 running state), so
 // that two blocks per SM still fit in the H200's 228 KB. The segment size
 // is chosen at run time from the grid size. By default (copy=auto on
 // sm_90a) the rows come by TMA instead: three descriptor parameters, and
-// 88064 bytes (dense swizzled rows, no padding).
+// 104448 bytes (dense swizzled rows, no padding).
 // DEFAULT-LABEL: module attributes
 // DEFAULT-SAME: name = "state_turn"}, {box = [1, 128, 1, 64], kind = "tma", pass = "global", swizzle = "128B", tensor = "x"}
-// DEFAULT-SAME: shared_memory = 88064 : i64
+// DEFAULT-SAME: shared_memory = 104448 : i64
 // DEFAULT: gpu.func @ssd_fused(
 // DEFAULT-SAME: operands = "tma"
 
 // CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // CHECK-SAME: constants = {chunk_size = 128 : i64, dstate = 128 : i64, dtype = "bf16", features = ["D", "dt_bias", "softplus"], headdim = 64 : i64, ngroups = 1 : i64, nheads = 80 : i64, p_block = 64 : i64, state_dtype = "f32"}
-// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 91136 : i64}]
+// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 107520 : i64}]
 // CHECK-SAME: tensors = [{dtype = "bf16", name = "x", shape = [1, "L", 80, 64]}
 // CHECK-SAME: {dtype = "f32", name = "final_states", output = true, shape = [1, 80, 64, 128]}]
-// CHECK-SAME: workspaces = [{dtype = "f32", name = "dt_out", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "dA_cumsum", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "CB", shape = [1, "nc", 1, 128, 128]}, {dtype = "f32", name = "passed_states", shape = [1, "nc + 1", 80, 64, 128]}, {dtype = "i32", name = "ticket", shape = [1], zero_init = true}, {dtype = "i32", name = "cumsum_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "cb_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}]
+// CHECK-SAME: workspaces = [{dtype = "f32", name = "dt_out", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "dA_cumsum", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "CB", shape = [1, "nc", 1, 128, 128]}, {dtype = "f32", name = "passed_states", shape = [1, 2, 80, 64, 128]}, {dtype = "i32", name = "ticket", shape = [1], zero_init = true}, {dtype = "i32", name = "cumsum_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "cb_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}]
 // CHECK-NOT: func.func
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @ssd_fused(
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 91136 : i64, state_chain = "chunk", state_mma = "mma.sync"}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 107520 : i64, state_chain = "chunk", state_mma = "mma.sync", state_ring = 2 : i64}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
 // CHECK-NEXT: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[XROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x72xbf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[BCROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x136xbf16, #gpu.address_space<workgroup>>
@@ -72,6 +74,16 @@
 // CHECK-NOT: llvm.fence
 // CHECK: gpu.barrier
 // CHECK-NOT: llvm.fence
+// The carry exp(dA[Q - 1]), then slot(c) and slot(c + 1)
+// at their places in the ring.
+// CHECK: memref.load %{{.*}}[%c127{{.*}}] : memref<128xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: %c2{{.*}} = arith.constant 2 : index
+// CHECK-NEXT: %[[SLOT:.*]] = arith.remui %[[C:.*]], %c2{{.*}} : index
+// CHECK-NEXT: %c1{{.*}} = arith.constant 1 : index
+// CHECK-NEXT: %[[CNEXT:.*]] = arith.addi %[[C]], %c1
+// CHECK-NEXT: %c2{{.*}} = arith.constant 2 : index
+// CHECK-NEXT: %[[NEXT:.*]] = arith.remui %[[CNEXT]], %c2
 // The chunk-state product reads B's rows in place (ldmatrix.trans).
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
@@ -80,17 +92,14 @@
 // C's rows replace B's while the turn is awaited.
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
-// The fold runs straight from the product's fragments, two columns at a
-// time, with no barrier under the turn: slot(c) in, slot(c + 1) out, and
-// slot(c) left in shared memory, where the chunk scan reads it.
+// The fold reads the chunk state's output tile, 8 columns at a time:
+// slot(c) in, slot(c + 1) out, and slot(c) left in shared memory, where the
+// chunk scan reads it.
 // CHECK: gpu.barrier
-// CHECK-NOT: gpu.barrier
-// CHECK: vector.load {{.*}} : memref<1x?x80x64x128xf32>, vector<2xf32>
-// CHECK-NOT: gpu.barrier
-// CHECK: math.fma {{.*}} : vector<2xf32>
-// CHECK-NEXT: vector.store {{.*}} : memref<1x?x80x64x128xf32>, vector<2xf32>
-// CHECK-NOT: gpu.barrier
-// CHECK: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<2xbf16>
+// CHECK: vector.load %{{.*}}[%{{.*}}, %[[SLOT]], {{.*}} : memref<1x2x80x64x128xf32>, vector<8xf32>
+// CHECK: math.fma {{.*}} : vector<8xf32>
+// CHECK-NEXT: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %[[NEXT]], {{.*}} : memref<1x2x80x64x128xf32>, vector<8xf32>
+// CHECK: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
 // The scan reads C's rows and the state in place, x's rows transposed.
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK: nvgpu.ldmatrix %[[BCROWS]]{{.*}}transpose = false
@@ -105,7 +114,7 @@
 // SEGMENT-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // SEGMENT-SAME: shared_memory = 113792 : i64}]
 // SEGMENT: gpu.func @ssd_fused(
-// SEGMENT-SAME: ssd.kernel_config = {{{.*}}operands = "registers"{{.*}}shared_memory = 113792 : i64, state_chain = "segment", state_mma = "mma.sync"}
+// SEGMENT-SAME: ssd.kernel_config = {{{.*}}operands = "registers"{{.*}}shared_memory = 113792 : i64, state_chain = "segment", state_mma = "mma.sync", state_ring = 2 : i64}
 // SEGMENT-SAME: ssd.state_chain = "segment"
 // SEGMENT-DAG: %[[STATE:.*]] = memref.view %{{.*}} to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
 // SEGMENT-DAG: %[[LIVE:.*]] = memref.view %{{.*}} to memref<64x128xf32, #gpu.address_space<workgroup>>
@@ -124,10 +133,10 @@
 // swizzled rows (inline PTX: NVVM's op takes descriptors only). The
 // chunk-state product keeps mma.sync, its x w fragments scaled in registers.
 // INPLACE: gpu.func @ssd_fused(
-// INPLACE-SAME: ssd.kernel_config = {{{.*}}mma = "wgmma", operands = "tma", {{.*}}state_mma = "mma.sync"}
+// INPLACE-SAME: ssd.kernel_config = {{{.*}}mma = "wgmma", operands = "tma", {{.*}}state_mma = "mma.sync", state_ring = 2 : i64}
 // INPLACE: %[[STATE:.*]] = memref.view %{{.*}} to memref<1x8x16x8x8xbf16, #gpu.address_space<workgroup>>
 // INPLACE: nvvm.mma.sync
-// INPLACE: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<2xbf16>
+// INPLACE: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
 // INPLACE: nvvm.fence.proxy
 // INPLACE: nvvm.wgmma.fence.aligned
 // INPLACE-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
@@ -153,7 +162,11 @@ func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tenso
   %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
   return %y, %fs : tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
 }
+// Without tensor cores the scan reads slot(c) from global memory after the
+// next step may have run: one slot per chunk boundary.
+// SIMT: name = "passed_states", shape = [1, "nc + 1", 80, 64, 128]
 // SIMT-LABEL: gpu.module @ssd_kernels
+// SIMT: state_ring = 0 : i64
 // SIMT: ssd.mma = "none"
 // SIMT-NOT: mma.sync
 // SIMT: math.fma
@@ -162,7 +175,9 @@ func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tenso
 
 // Varlen with per-sequence initial states, f16 state, p_block 16 recorded on
 // ssd.fused:
-// a row of nc + s slots, s bound by initial_states, nc derived. Varlen takes
+// a row of nc + s slots (no ring: the init item fills every sequence's
+// first slot before the chain starts), s bound by initial_states, nc
+// derived. Varlen takes
 // the per-chunk chain whatever state-chain asks for.
 // SEGMENT-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // SEGMENT-SAME: features = ["initial_states", "varlen"]
@@ -177,6 +192,7 @@ func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tenso
 // CHECK-SAME: {dtype = "f16", name = "passed_states", shape = [1, "nc + s", 4, 32, 64]}
 // CHECK-SAME: {dtype = "i32", name = "state_turn", shape = [8], zero_init = true}
 // CHECK: gpu.func @ssd_fused(
+// CHECK-SAME: state_ring = 0 : i64
 // CHECK-SAME: ssd.state_chain = "chunk"
 // CHECK: nvgpu.mma.sync
 // SIMT-LABEL: gpu.module @ssd_kernels

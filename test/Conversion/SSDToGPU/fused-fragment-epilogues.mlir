@@ -1,34 +1,24 @@
-// With raw operands the chain item's epilogues run straight from the
-// products' fragments (TileMatmul::epiloguePairs: two columns of a row per
-// thread, no output tile in shared memory, no barrier): the chunk scan's y
-// always, the fold with fp32 states. With fp16 states the fold goes
-// through the output tile's 16-byte vectors (a pair of fp16 slots is a
-// 4-byte access), and the buffer holds that tile again.
+// With raw operands the chunk scan's y runs straight from the product's
+// fragments (TileMatmul::epiloguePairs: two columns of a row per thread, no
+// output tile in shared memory, no barrier). The fold goes through the
+// chunk state's output tile, 16-byte vectors of slot(c) in and slot(c + 1)
+// out of the two-slot ring, for fp32 and fp16 states alike (from the
+// fragments, 8-byte pairs into the ring were 20% slower on the H200).
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=F32
 // RUN: sed -e 's/x128xf32>/x128xf16>/g' -e 's/dt_softplus}/dt_softplus, state_type = f16}/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=F16
 // Without raw operands (state-chain=segment) both stay on the output tile.
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=segment" | FileCheck %s --check-prefix=TILE
 
-// F32: ssd.kernel_config = {{{.*}}operands = "tma", p_block = 64 : i64, shared_memory = 88064 : i64
-// Under the turn (after C's copy starts, 32768 bytes): the acquire's
-// barrier, then slot(c) in, slot(c + 1) out and the state left in shared
-// memory, pair by pair, with no barrier until the release's.
+// F32: ssd.kernel_config = {{{.*}}operands = "tma", p_block = 64 : i64, shared_memory = 104448 : i64
+// Under the turn (after C's copy starts, 32768 bytes): slot(c) in, slot(c
+// + 1) out, 8 f32 at a time, and the state left in shared memory in bf16.
 // F32: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
 // F32: llvm.load %{{.*}} atomic syncscope("device") acquire
-// F32: gpu.barrier
-// F32-NOT: gpu.barrier
-// F32: vector.load {{.*}} : memref<1x?x80x64x128xf32>, vector<2xf32>
-// F32: math.fma {{.*}} : vector<2xf32>
-// F32-NEXT: vector.store {{.*}} : memref<1x?x80x64x128xf32>, vector<2xf32>
-// F32: arith.truncf {{.*}} : vector<2xf32> to vector<2xbf16>
-// F32-NEXT: vector.store {{.*}} : memref<1x64x136xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
-// The sixteen pairs of a thread (16 x 64 by 32 lanes), then the release.
-// F32-COUNT-15: vector.store {{.*}} : memref<1x64x136xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
-// F32-NEXT: }
-// F32-NEXT: arith.constant 2
-// F32-NEXT: arith.addi
-// F32-NEXT: gpu.barrier
-// F32-NOT: gpu.barrier
+// F32: vector.load {{.*}} : memref<1x2x80x64x128xf32>, vector<8xf32>
+// F32: math.fma {{.*}} : vector<8xf32>
+// F32-NEXT: vector.store {{.*}} : memref<1x2x80x64x128xf32>, vector<8xf32>
+// F32: arith.truncf {{.*}} : vector<8xf32> to vector<8xbf16>
+// F32-NEXT: vector.store {{.*}} : memref<1x64x136xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // F32: llvm.fence syncscope("device") acq_rel
 // F32: llvm.store {{.*}} atomic syncscope("device") release
 // The scan's y: the D x term from x's swizzled rows, then a bf16 pair, and
@@ -43,8 +33,8 @@
 // F16: ssd.kernel_config = {{{.*}}operands = "tma", p_block = 64 : i64, shared_memory = 104448 : i64
 // F16: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
 // F16: llvm.load %{{.*}} atomic syncscope("device") acquire
-// F16: vector.load {{.*}} : memref<1x?x80x64x128xf16>, vector<8xf16>
-// F16: vector.store {{.*}} : memref<1x?x80x64x128xf16>, vector<8xf16>
+// F16: vector.load {{.*}} : memref<1x2x80x64x128xf16>, vector<8xf16>
+// F16: vector.store {{.*}} : memref<1x2x80x64x128xf16>, vector<8xf16>
 // F16: llvm.fence syncscope("device") acq_rel
 // F16: vector.store {{.*}} : memref<1x?x80x64xbf16>, vector<2xbf16>
 

@@ -14,8 +14,8 @@
 // 64-column panel of x (by head) and of B and C (by group).
 // TMA: {box = [1, 64, 1, 64], kind = "tma", pass = "global", swizzle = "128B", tensor = "x"}, {box = [1, 64, 1, 64], kind = "tma", pass = "global", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", pass = "global", swizzle = "128B", tensor = "C"}
 // Dense swizzled rows (no padding), with up to 1008 bytes to align them:
-// 1 KB less than cp.async's 63488.
-// TMA: shared_memory = 62464
+// 1 KB less than cp.async's 79872.
+// TMA: shared_memory = 78848
 // TMA: gpu.func @ssd_fused({{.*}}%[[XD:.*]]: !llvm.ptr, %[[BD:.*]]: !llvm.ptr, %[[CD:.*]]: !llvm.ptr)
 // TMA-SAME: operands = "tma"
 // Two mbarriers, initialised once before the persistent loop, whose phase

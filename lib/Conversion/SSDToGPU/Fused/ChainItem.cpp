@@ -14,13 +14,13 @@
 //      by z, one row tile of the chunk at a time.
 // The serial part (3) is a load, an FMA and a store per element; the scan
 // (4) of this item overlaps the next chunk's chain step. With raw operands
-// the scan's output runs straight from the product's fragments, and with
-// fp32 states so does the fold (KernelConfig::foldFromFragments): no output
-// tile in shared memory and no barrier under the turn. The fold also
-// leaves slot(c), which it reads, in shared memory as the chunk scan's
-// state operand. This is the default chain (`state-chain=chunk`) and the
-// one varlen layers take; `state-chain=segment` walks segments of chunks
-// instead (SegmentItem.cpp).
+// the scan's output runs straight from the product's fragments (no output
+// tile in shared memory). The fold also leaves slot(c), which it reads, in
+// shared memory as the chunk scan's state operand, so that only the next
+// step reads slot(c + 1): the slots then form a ring of two
+// (KernelConfig::stateRing). This is the default chain
+// (`state-chain=chunk`) and the one varlen layers take;
+// `state-chain=segment` walks segments of chunks instead (SegmentItem.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "ChainParts.h"
@@ -58,9 +58,9 @@ void emitChainItem(FusedBuild &f, Value index) {
   Value slots = f.arg("passed_states"), turns = f.arg("state_turn");
   Value turn = turnIndex(f, it.row, it.head, it.pb);
   Value carry = stateCarry(f, it);
-  Value slot = it.place.slot, nextSlot = e.add(it.place.slot, 1);
+  Value slot = stateSlotIndex(f, it.place.slot);
+  Value nextSlot = stateSlotIndex(f, e.add(it.place.slot, 1));
   bool vectors = config.stateVectors;
-  bool pairs = config.foldFromFragments;
   chunkStateProduct(
       f, it, shared,
       [&] {
@@ -87,8 +87,7 @@ void emitChainItem(FusedBuild &f, Value index) {
           if (it.sState)
             e.storeVector(prev, it.sState, residentStateAt(f, rr, nn));
         });
-      },
-      pairs);
+      });
   blockRelease(e, turns, turn, e.add(it.c, 2));
   chunkScan(f, it, shared);
 }

@@ -299,8 +299,7 @@ namespace {
 /// 16-byte vectors.
 void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
                              function_ref<void()> before,
-                             function_ref<void(Value, Value, Value)> fold,
-                             bool pairs) {
+                             function_ref<void(Value, Value, Value)> fold) {
   Emitter &e = f.e;
   TileMatmul mm = stateProduct(f);
   mm.shareVectorBuffer(shared);
@@ -346,10 +345,7 @@ void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
   }
   SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
   before();
-  if (pairs)
-    mm.epiloguePairs(acc, fold);
-  else
-    mm.epilogueVector(acc, fold);
+  mm.epilogueVector(acc, fold);
 }
 
 /// The scalar-fill path: dstate in tiles of up to 64 columns.
@@ -401,10 +397,9 @@ void chunkStateProductScalar(FusedBuild &f, const ChainItem &it,
 
 void chunkStateProduct(FusedBuild &f, const ChainItem &it, Value shared,
                        function_ref<void()> before,
-                       function_ref<void(Value, Value, Value)> fold,
-                       bool pairs) {
+                       function_ref<void(Value, Value, Value)> fold) {
   if (f.config.stateVectors)
-    chunkStateProductVector(f, it, shared, before, fold, pairs);
+    chunkStateProductVector(f, it, shared, before, fold);
   else
     chunkStateProductScalar(f, it, before, fold);
 }
@@ -446,7 +441,7 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   } else {
     tile.states = f.arg("passed_states");
     tile.stateAt = [&](Value pp, Value n) -> SmallVector<Value> {
-      return {it.row, it.place.slot, it.head, pp, n};
+      return {it.row, stateSlotIndex(f, it.place.slot), it.head, pp, n};
     };
   }
   Value startId;

@@ -99,13 +99,10 @@ Value stateCarry(FusedBuild &f, const ChainItem &it);
 /// whole tile in registers; then `before()` once, then `fold(rr, nn, v)`
 /// for every element of the tile: v is a vector<8xf32> of columns
 /// nn..nn+7 on the vector path (`shared`, KernelConfig::productBufferBytes
-/// bytes), or with `pairs` a vector<2xf32> of columns nn, nn + 1 straight
-/// from the fragments (TileMatmul::epiloguePairs), an f32 elsewhere
-/// (rr < pBlock, nn < dstate).
+/// bytes), an f32 elsewhere (rr < pBlock, nn < dstate).
 void chunkStateProduct(FusedBuild &f, const ChainItem &it, Value shared,
                        llvm::function_ref<void()> before,
-                       llvm::function_ref<void(Value rr, Value nn, Value v)> fold,
-                       bool pairs = false);
+                       llvm::function_ref<void(Value rr, Value nn, Value v)> fold);
 
 /// The chunk scan of chunk `it.c` from the state at its start (it.sState,
 /// it.sRun or slot(c)); `shared` as for chunkStateProduct.

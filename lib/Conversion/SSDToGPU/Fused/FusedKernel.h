@@ -37,6 +37,9 @@
 // [base_i, base_i + count_i) and slots [base_i + i, base_i + i + count_i],
 // so every chain step writes slot(c) + 1 and no step special-cases a
 // sequence start: the initial and final states move outside the hot path.
+// Where only the next step's fold reads a slot (KernelConfig::stateRing),
+// slot s is stored at s mod 2: the workspace holds two slots per (row,
+// head, p-block) whatever L, and the chain's slots stay in L2.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SSD_LIB_CONVERSION_SSDTOGPU_FUSED_FUSEDKERNEL_H
@@ -77,6 +80,11 @@ constexpr int64_t kMaxSegmentTokens = 2048;
 mlir::FailureOr<FusedPlan> analyzeFused(mlir::ModuleOp module,
                                         int64_t defaultPBlock);
 
+/// Sizes the `passed_states` workspace for the kernel the plan gets: a
+/// ring of KernelConfig::stateRing slots where it takes one. Call once the
+/// pass options are applied to the plan.
+void sizeStateSlots(FusedPlan &plan);
+
 /// The kernel while it is being built: arguments, sizes read at run time
 /// and the item counts that split the ticket range.
 struct FusedBuild {
@@ -112,6 +120,10 @@ struct ChunkPlace {
   Value used; // i1: the chunk belongs to a sequence (false: varlen padding)
 };
 ChunkPlace placeChunk(FusedBuild &f, Value c);
+
+/// Where slot `slot` lies in `passed_states`: `slot` itself, or its place
+/// in the ring (KernelConfig::stateRing).
+Value stateSlotIndex(FusedBuild &f, Value slot);
 
 /// Calls `body(seq, slotFirst, slotLast)` for every sequence of batch row
 /// `row`: its index into initial/final_states and the slots holding its

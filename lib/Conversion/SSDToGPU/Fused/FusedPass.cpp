@@ -71,6 +71,7 @@ struct ConvertSSDFusedToGPUPass
     // at 16K and 128K tokens, outputs bitwise equal; bench/NOTES-fused-gpu.md).
     bool tma = copy == "tma" || (copy == "auto" && chip == "sm_90a");
     plan->copy = tma ? CopyInstr::Tma : CopyInstr::CpAsync;
+    fused::sizeStateSlots(*plan);
 
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(plan->p.func.getLoc(), ctx);

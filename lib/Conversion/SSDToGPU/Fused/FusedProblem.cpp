@@ -284,6 +284,20 @@ FailureOr<FusedPlan> analyzeFused(ModuleOp module, int64_t defaultPBlock) {
   return a.plan;
 }
 
+void sizeStateSlots(FusedPlan &plan) {
+  int64_t ring = chooseKernelConfig(plan).stateRing;
+  if (!ring)
+    return;
+  for (BufferSpec &spec : plan.p.buffers) {
+    if (spec.name != "passed_states")
+      continue;
+    SmallVector<int64_t> shape(spec.type.getShape());
+    shape[1] = ring;
+    spec.type = RankedTensorType::get(shape, spec.type.getElementType());
+    spec.shape[1] = std::to_string(ring);
+  }
+}
+
 } // namespace fused
 } // namespace gpu_lowering
 } // namespace ssd

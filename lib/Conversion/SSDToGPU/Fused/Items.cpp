@@ -71,6 +71,11 @@ ChunkPlace placeChunk(FusedBuild &f, Value c) {
   return {{r[1], r[2]}, r[3], r[4]};
 }
 
+Value stateSlotIndex(FusedBuild &f, Value slot) {
+  int64_t ring = f.config.stateRing;
+  return ring ? f.e.rem(slot, f.e.idx(ring)) : slot;
+}
+
 void forEachSequence(FusedBuild &f, Value row,
                      function_ref<void(Value, Value, Value)> body) {
   Emitter &e = f.e;
@@ -132,7 +137,7 @@ void emitInitItem(FusedBuild &f, Value index) {
       Value v = f.has("initial_states")
                     ? e.loadF32(f.arg("initial_states"), {seq, it.head, pp, nn})
                     : e.f32(0.0);
-      e.store(v, slots, {it.row, first, it.head, pp, nn});
+      e.store(v, slots, {it.row, stateSlotIndex(f, first), it.head, pp, nn});
     });
   });
   blockRelease(e, f.arg("state_turn"), index, e.idx(1));
@@ -146,7 +151,8 @@ void emitFinalItem(FusedBuild &f, Value index) {
   Value slots = f.arg("passed_states");
   forEachSequence(f, it.row, [&](Value seq, Value, Value last) {
     forEachStateElement(f, it.p0, [&](Value pp, Value nn) {
-      e.store(e.loadF32(slots, {it.row, last, it.head, pp, nn}),
+      e.store(e.loadF32(slots,
+                        {it.row, stateSlotIndex(f, last), it.head, pp, nn}),
               f.arg("final_states"), {seq, it.head, pp, nn});
     });
   });

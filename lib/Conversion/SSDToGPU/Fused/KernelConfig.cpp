@@ -99,25 +99,23 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
                                    c.scanDepth);
   MmaInstr rawScanMma = wgmmaScan ? MmaInstr::Wgmma : MmaInstr::MmaSync;
 
-  // Raw operands whose scan tile is the whole chunk: the epilogues run
-  // from the fragments (KernelConfig::scanFromFragments, foldFromFragments).
+  // Raw operands whose scan tile is the whole chunk: the scan's epilogue
+  // runs from the fragments (KernelConfig::scanFromFragments).
   auto scanFromFragments = [&](bool raw) {
     return raw && scanRows(p, raw) >= p.chunk;
-  };
-  auto foldFromFragments = [&](bool raw) {
-    return scanFromFragments(raw) && p.stateType.isF32();
   };
   // The products' shared buffer: with raw operands the chunk-state product
   // reads B in place, and the scan C and x (its weights are register
   // fragments); only x w is staged, and an epilogue from the fragments
-  // holds no output tile.
+  // holds no output tile. The fold always takes the chunk state's output
+  // tile (16-byte slot accesses; from the fragments, 8-byte pairs into the
+  // ring's slots were 20% slower on the H200).
   auto bufferBytes = [&](bool raw) {
     MmaInstr stateInstr = raw ? MmaInstr::MmaSync : plan.mma;
     MmaInstr scanInstr = raw ? rawScanMma : plan.mma;
     int64_t bytes = 0;
     if (c.stateVectors)
-      bytes = state(stateInstr).vectorBytes(false, raw,
-                                            !foldFromFragments(raw));
+      bytes = state(stateInstr).vectorBytes(false, raw, /*outputTile=*/true);
     if (c.scanVectors)
       bytes = std::max(bytes, scan(raw, scanInstr)
                                   .vectorBytes(raw, raw,
@@ -155,8 +153,11 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.scanMma = raw ? rawScanMma : plan.mma;
   c.scanRows = scanRows(p, raw);
   c.scanFromFragments = scanFromFragments(raw);
-  c.foldFromFragments = foldFromFragments(raw);
   c.productBufferBytes = bufferBytes(raw);
+  // Step c writes slot c + 1 after its turn, when step c - 1, the last
+  // reader of slot c - 1 (the same ring slot), has folded and released.
+  bool stateOnChip = c.segmented || c.residentState;
+  c.stateRing = stateOnChip && !p.isVarlen() ? kStateRingSlots : 0;
   return c;
 }
 
@@ -184,6 +185,7 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
              b.getStringAttr(operands == OperandPath::Tma       ? "tma"
                              : operands == OperandPath::CpAsync ? "cp.async"
                                                                 : "registers"));
+  config.set("state_ring", b.getI64IntegerAttr(stateRing));
   config.set("shared_memory", b.getI64IntegerAttr(sharedMemory));
   return config.getDictionary(ctx);
 }

@@ -22,6 +22,8 @@ namespace fused {
 /// with nvvm.minctasm of the same value so that they fit).
 constexpr int64_t kBlocksPerSM = 2;
 constexpr int64_t kThreads = 256;
+/// Slots of a state ring (KernelConfig::stateRing).
+constexpr int64_t kStateRingSlots = 2;
 
 struct FusedPlan;
 
@@ -61,16 +63,18 @@ struct KernelConfig {
   /// memory and no barrier: with raw operands, whose scan tile is the whole
   /// chunk.
   bool scanFromFragments = false;
-  /// The chain item's fold runs from the chunk-state product's fragments
-  /// too: as scanFromFragments, with fp32 states (two fp16 states are a
-  /// 4-byte access, and fp16 slots measured faster through the output
-  /// tile's 16-byte vectors).
-  bool foldFromFragments = false;
   /// Bytes of the shared buffer both products' vector paths run in (0 when
   /// neither takes it).
   int64_t productBufferBytes = 0;
   /// Chunks a segment holds at most (segmented plans).
   int64_t maxSegmentChunks = 1;
+  /// Slots of `passed_states` per (row, head, p-block) as a ring: 0 keeps
+  /// one slot per chunk boundary. A slot is read only by the fold of the
+  /// next chain step, under the turn, when the scan takes the state from
+  /// shared memory (resident or segment-running) and the layer has no
+  /// cu_seqlens (whose initial states sit in per-sequence slots); then two
+  /// slots suffice, and the workspace no longer grows with L.
+  int64_t stateRing = 0;
 
   /// x, B and C rows are copied whole into shared memory (TMA or cp.async).
   bool rawOperands() const { return operands != OperandPath::Registers; }

@@ -143,9 +143,10 @@ void foldSegment(FusedBuild &f, ChainItem &it, const Segment &s, Value shared,
   chunkStateProduct(
       f, segment, shared, [&] { blockAcquire(e, turns, turn, e.add(s.k, 1)); },
       [&](Value rr, Value nn, Value local) {
-        SmallVector<Value> at = {it.row, s.k, it.head, e.add(it.p0, rr), nn};
-        SmallVector<Value> next = {it.row, e.add(s.k, 1), it.head,
-                                   e.add(it.p0, rr), nn};
+        SmallVector<Value> at = {it.row, stateSlotIndex(f, s.k), it.head,
+                                 e.add(it.p0, rr), nn};
+        SmallVector<Value> next = {it.row, stateSlotIndex(f, e.add(s.k, 1)),
+                                   it.head, e.add(it.p0, rr), nn};
         Value prev =
             vectors ? e.toF32Vector(e.loadVector(slots, at, kVectorWidth))
                     : e.loadF32(slots, at);
