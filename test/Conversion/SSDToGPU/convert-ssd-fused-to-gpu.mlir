@@ -20,10 +20,10 @@
 // that two blocks per SM still fit in the H200's 228 KB. The segment size
 // is chosen at run time from the grid size. By default (copy=auto on
 // sm_90a) the rows come by TMA instead: three descriptor parameters, and
-// 104448 bytes (dense swizzled rows, no padding).
+// 103936 bytes (dense swizzled rows, no padding, no shared row scales).
 // DEFAULT-LABEL: module attributes
 // DEFAULT-SAME: name = "state_turn"}, {box = [1, 128, 1, 64], kind = "tma", pass = "global", swizzle = "128B", tensor = "x"}
-// DEFAULT-SAME: shared_memory = 104448 : i64
+// DEFAULT-SAME: shared_memory = 103936 : i64
 // DEFAULT: gpu.func @ssd_fused(
 // DEFAULT-SAME: operands = "tma"
 

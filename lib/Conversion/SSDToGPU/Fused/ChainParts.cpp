@@ -415,7 +415,16 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   bool vectors = f.config.scanVectors && cols == pBlock;
   if (vectors)
     mm.shareVectorBuffer(shared);
-  Value sScale = f.k.sharedBuffer({rows}, e.b.getF32Type());
+  // With TMA rows and the whole chunk in one tile, whose output runs from
+  // the fragments, each thread computes the scales of its own rows: no
+  // shared row scales and no block barrier before the products, so that
+  // warp 0's release (thread 0's device fence) overlaps the other warps'
+  // products instead of holding them at a barrier.
+  bool scalesInRegisters = raw && it.swizzled &&
+                           f.config.scanFromFragments && !mm.usesWgmma();
+  Value sScale;
+  if (!scalesInRegisters)
+    sScale = f.k.sharedBuffer({rows}, e.b.getF32Type());
   const ChunkRange &r = it.place.range;
   ScanTile tile;
   tile.batch = it.row;
@@ -448,30 +457,35 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   if (f.has("seq_idx"))
     startId = e.load(f.arg("seq_idx"), {it.row, tokenBefore(e, p, it.c)});
   assert((!raw || (vectors && it.sState)) && "raw operands need both vector paths");
-  // C's rows: the barrier after the row scales below makes cp.async's
-  // copies visible.
+  // C's rows: TMA's mbarrier makes them visible to each waiting thread,
+  // the barrier after the row scales below cp.async's copies.
   if (raw)
     waitChunkRows(f, it, /*xb=*/false, /*barrierFollows=*/true);
 
+  // exp(dA_i) of row i = i0 + rr, zero past the chunk and (seq_idx) for
+  // tokens of a sequence other than the one running at the chunk start.
+  auto rowScale = [&](Value i0, Value rr) {
+    Value i = e.add(i0, rr);
+    Value iq = e.min(i, e.idx(p.chunk - 1));
+    Value keep = e.lt(i, r.len);
+    if (startId)
+      keep = e.andi(keep,
+                    e.eq(e.load(f.arg("seq_idx"), {it.row, tokenAt(e, r, i)}),
+                         startId));
+    return e.select(keep, e.decay(e.load(it.sDA, {iq})), e.f32(0.0));
+  };
+
   e.forLoop(e.idx(0), r.len, e.idx(rows), [&](Value i0) {
-    // exp(dA_i) per row, zero past the chunk and (seq_idx) for
-    // tokens of a sequence other than the one running at the chunk start.
-    e.forLoop(e.threadId(), e.idx(rows), e.idx(kThreads), [&](Value rr) {
-      Value i = e.add(i0, rr);
-      Value iq = e.min(i, e.idx(p.chunk - 1));
-      Value keep = e.lt(i, r.len);
-      if (startId)
-        keep = e.andi(keep,
-                      e.eq(e.load(f.arg("seq_idx"), {it.row, tokenAt(e, r, i)}),
-                           startId));
-      e.store(e.select(keep, e.decay(e.load(it.sDA, {iq})), e.f32(0.0)), sScale,
-              {rr});
-    });
-    // wgmma reads the resident state, which the fold wrote with plain
-    // stores, through the async proxy.
-    if (mm.usesWgmma())
-      fenceSharedForAsyncProxy(e);
-    e.barrier();
+    if (!scalesInRegisters) {
+      e.forLoop(e.threadId(), e.idx(rows), e.idx(kThreads), [&](Value rr) {
+        e.store(rowScale(i0, rr), sScale, {rr});
+      });
+      // wgmma reads the resident state, which the fold wrote with plain
+      // stores, through the async proxy.
+      if (mm.usesWgmma())
+        fenceSharedForAsyncProxy(e);
+      e.barrier();
+    }
 
     tile.i0 = i0;
     ScanOperands o = scanOperands(e, p, f.k, tile, vectors);
@@ -487,7 +501,9 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
       cRows.residentSwizzled = it.swizzled;
       cRows.residentRow0 = i0;
       acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), cRows, o.state);
-      acc = mm.scaleRows(acc, [&](Value rr) { return e.load(sScale, {rr}); });
+      acc = mm.scaleRows(acc, [&](Value rr) {
+        return scalesInRegisters ? rowScale(i0, rr) : e.load(sScale, {rr});
+      });
       o.xj.resident = it.sX;
       o.xj.residentSwizzled = it.swizzled;
       // The weights as register fragments beside x in place, each computed
