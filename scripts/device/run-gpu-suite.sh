@@ -16,7 +16,8 @@
 #      strategies: inputs generated on the device by ssd-bench, y and final
 #      states of 4 heads over the whole sequence against the reference;
 #   5. compute-sanitizer: memcheck on one golden case per strategy, racecheck
-#      and synccheck on the fused kernel;
+#      and synccheck on the fused kernel (racecheck at chunks 64 and 128, the
+#      latter on TMA and on cp.async rows);
 #   6. the benchmark (bench/ssd-bench, Mamba-2 2.7B shape), every variant in
 #      the same process on the same inputs;
 #   and, where ARTIFACTS_DIR/torch exists, the PyTorch op's CUDA tests
@@ -229,6 +230,18 @@ if [ -d "$tma_art" ]; then
 else
   echo "note: the TMA sanitizer runs not run (no $tma_art)" | tee -a "$log"
 fi
+# Chunk 128 (one 128-row scan tile, the Mamba-2 layer's chunk size) on both
+# row paths: TMA (the default) and cp.async (the default without TMA).
+for variant in fused fused-cp-async; do
+  a=$art/golden-art/$variant/x02_tma_features-q128-bf16
+  if [ -d "$a" ]; then
+    run_step racecheck-$variant-q128 timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
+      "$ssd_run_bin" --case "$art/golden/x02_tma_features" --backend gpu \
+      --artifact "$a" --chunk-size 128 --dtype bf16
+  else
+    echo "note: racecheck-$variant-q128 not run (no $a)" | tee -a "$log"
+  fi
+done
 run_step racecheck-fused-bf16 timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
   "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
   --artifact "$art/golden-art/fused/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
