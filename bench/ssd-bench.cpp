@@ -3,6 +3,7 @@
 //   ssd-bench --run ARTIFACT:B:L [--run ...] [--warmup N] [--iters N]
 //             [--rounds R] [--check-heads K] [--check-tokens T] [--what NAME]
 //             [--commit HASH] [--results-dir DIR | --json FILE]
+//             [--profile DIR]
 //
 // With --rounds R > 1 every run is prepared first and then timed once per
 // round, the runs taking turns, so that a drift of the machine (clocks,
@@ -18,6 +19,10 @@
 // first T tokens; T = 0 checks the whole sequence and the final states),
 // TFLOP/s of the chunked algorithm's matrix work and GB/s of the minimum
 // traffic. Writes bench/results/<date>-<commit>-<what>.json (DESIGN.md).
+// With --profile DIR, an artifact built with `ssd-compile --profile` also
+// leaves its chain items' phase clocks of the checked launch in
+// DIR/<artifact>-b<B>-L<L>-chain-profile.npy (i64, the `chain_profile`
+// workspace; scripts/profile-chain-items.py summarises them).
 // Needs only the runtime: it runs on the GPU machine without MLIR.
 //
 //===----------------------------------------------------------------------===//
@@ -29,6 +34,7 @@
 #include "ssd/Runtime/Runtime.h"
 #include "ssd/Support/Compare.h"
 #include "ssd/Support/FloatBits.h"
+#include "ssd/Support/Npy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -56,7 +62,7 @@ struct Options {
   int warmup = 10, iters = 50, rounds = 1, checkHeads = 2;
   int64_t checkTokens = 2048;
   std::string what = "unfused", commit = "unknown", resultsDir = "bench/results",
-              json;
+              json, profileDir;
   uint64_t seed = 1;
 };
 
@@ -69,7 +75,8 @@ int usage(const std::string &error) {
             << "\nusage: ssd-bench --run ARTIFACT:B:L [--run ...] [--warmup N] "
                "[--iters N] [--rounds R] [--check-heads K] [--check-tokens T] "
                "[--what NAME] "
-               "[--commit HASH] [--results-dir DIR | --json FILE]\n";
+               "[--commit HASH] [--results-dir DIR | --json FILE] "
+               "[--profile DIR]\n";
   return 2;
 }
 
@@ -252,6 +259,39 @@ Status timeRound(Prepared &p, const Options &o) {
 
 /// Times each kernel alone, checks the outputs and prints and returns the
 /// run's JSON row.
+/// Writes the `chain_profile` workspace of the last launch with `args` to
+/// `dir` as an i64 .npy; returns its path, or "" when the artifact records
+/// no profile.
+Expected<std::string> writeChainProfile(const Prepared &p,
+                                        const rt::ArgumentMap &args,
+                                        const std::string &dir) {
+  Expected<rt::DeviceInfo> device = rt::currentDevice();
+  if (!device.ok())
+    return device.status();
+  Expected<rt::LaunchPlan> plan = p.artifact.plan(args, *device);
+  if (!plan.ok())
+    return plan.status();
+  const rt::WorkspaceSlot *slot = plan->findWorkspace("chain_profile");
+  if (!slot)
+    return std::string();
+  std::vector<uint8_t> bytes(slot->bytes);
+  SSD_RT_RETURN_IF_ERROR(rt::copyToHost(
+      bytes.data(), static_cast<char *>(p.workspace.devicePtr) + slot->offset,
+      bytes.size()));
+  const Run &run = p.run;
+  std::string path = dir + "/" +
+                     run.artifact.substr(run.artifact.find_last_of('/') + 1) +
+                     "-b" + std::to_string(run.batch) + "-L" +
+                     std::to_string(run.seqlen) + "-chain-profile.npy";
+  std::vector<uint8_t> npy = serializeNpy(DType::I64, slot->shape, bytes);
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char *>(npy.data()),
+            static_cast<std::streamsize>(npy.size()));
+  if (!out)
+    return rt::Status::error("cannot write " + path);
+  return path;
+}
+
 Expected<std::string> finish(Prepared &p, const Options &o) {
   const Run &run = p.run;
   const rt::Manifest &m = p.artifact.manifest();
@@ -274,6 +314,18 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
   SSD_RT_RETURN_IF_ERROR(
       p.artifact.launch(p.problems[0].args, nullptr, p.workspace));
   SSD_RT_RETURN_IF_ERROR(rt::deviceSynchronize());
+  std::string profile;
+  if (!o.profileDir.empty()) {
+    Expected<std::string> path =
+        writeChainProfile(p, p.problems[0].args, o.profileDir);
+    if (!path.ok())
+      return path.status();
+    if (path->empty())
+      std::fprintf(stderr, "ssd-bench: note: %s records no chain profile "
+                           "(compile it with ssd-compile --profile)\n",
+                   run.artifact.c_str());
+    profile = *path;
+  }
   double err =
       o.checkHeads > 0 ? sampledError(m, run, p.problems[0].args, o) : NAN;
 
@@ -320,7 +372,10 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
       << "]"
       << ", \"warmup\": " << o.warmup << ", \"iters\": " << o.iters
       << ", \"check_heads\": " << o.checkHeads
-      << ", \"check_tokens\": " << o.checkTokens << "}";
+      << ", \"check_tokens\": " << o.checkTokens;
+  if (!profile.empty())
+    row << ", \"chain_profile\": " << jsonString(profile);
+  row << "}";
   return row.str();
 }
 } // namespace
@@ -358,6 +413,8 @@ int main(int argc, char **argv) {
       o.resultsDir = value();
     } else if (a == "--json") {
       o.json = value();
+    } else if (a == "--profile") {
+      o.profileDir = value();
     } else if (a == "--seed") {
       o.seed = std::strtoull(value().c_str(), nullptr, 10);
     } else {

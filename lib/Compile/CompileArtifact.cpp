@@ -60,6 +60,12 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
     pipelineOptions += (pipelineOptions.empty() ? "" : " ") +
                        std::string("p-block=") + std::to_string(options.pBlock);
   }
+  if (options.profile) {
+    if (strategy != "fused")
+      return usage("--profile applies to the fused strategy only");
+    pipelineOptions += (pipelineOptions.empty() ? "" : " ") +
+                       std::string("profile=true");
+  }
   if (failed(pipeline->addToPipeline(pm, pipelineOptions,
                                      [&](const llvm::Twine &msg) {
         optionError = msg.str();

@@ -126,6 +126,8 @@ static JsonValue compilerJson(const LayerSpec &spec,
                          !autoCopy                    ? options.copy
                          : options.target == "sm_90a" ? "tma"
                                                       : "cp.async"));
+    if (options.profile)
+      opts.add("profile", JsonValue::makeBool(true));
   }
   opts.add("target", JsonValue::makeString(options.target));
   // An infinite HI is null, as case.json writes it.

@@ -45,7 +45,7 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                     [--features LIST] [--dt-limit LO,HI])
                    [--target sm_90a|cpu] [--strategy fused|unfused]
                    [--state-chain segment|chunk] [--mma mma.sync|wgmma]
-                   [--copy auto|cp.async|tma] [--p-block R] -o DIR
+                   [--copy auto|cp.async|tma] [--p-block R] [--profile] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
 kernels.cubin and manifest.json. The input is a module with one function
@@ -129,6 +129,13 @@ cl::opt<int64_t>
            cl::desc("fused only: headdim rows of one work item, a power of "
                     "two dividing headdim (default: the lowering's choice)"),
            cl::value_desc("R"), cl::cat(category));
+
+cl::opt<bool> profile(
+    "profile",
+    cl::desc("fused only: a diagnostic build whose chain items record their "
+             "phase clocks in the chain_profile workspace (bench/ssd-bench "
+             "--profile writes them out)"),
+    cl::cat(category));
 
 bool given(const cl::Option &option) { return option.getNumOccurrences() > 0; }
 
@@ -226,6 +233,7 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
              std::to_string(pBlock) + "'";
     options.pBlock = pBlock;
   }
+  options.profile = profile;
   return std::nullopt;
 }
 

@@ -36,6 +36,9 @@ struct CompileOptions {
   /// Headdim rows of one fused work item (a power of two dividing headdim);
   /// 0: the pipeline's choice.
   int64_t pBlock = 0;
+  /// The fused kernel records its chain items' phase clocks in the
+  /// `chain_profile` workspace (a diagnostic build; state-chain chunk).
+  bool profile = false;
   /// The input already holds `gpu.binary @ssd_kernels` and `ssd.launch`:
   /// skip the pipeline and only write the artifact (tests).
   bool fromLowered = false;

@@ -47,13 +47,15 @@ void buildGPUKernelsToBinary(mlir::OpPassManager &pm,
 /// persistent kernel) and the shared NVVM/binary tail. `pBlock` is the
 /// headdim rows of a work item (0: the lowering's choice); `stateChain` is
 /// convert-ssd-fused-to-gpu's state-chain (segment or chunk) and `mma` its
-/// mma (mma.sync or wgmma), `copy` its copy (auto, cp.async or tma).
+/// mma (mma.sync or wgmma), `copy` its copy (auto, cp.async or tma),
+/// `profile` its profile (the chain items' phase clocks).
 void buildGPUFusedPipeline(mlir::OpPassManager &pm,
                            const GPUPipelineOptions &options,
                            int64_t pBlock = 0,
                            llvm::StringRef stateChain = "chunk",
                            llvm::StringRef mma = "mma.sync",
-                           llvm::StringRef copy = "auto");
+                           llvm::StringRef copy = "auto",
+                           bool profile = false);
 
 /// Registers `ssd-gpu-fused-pipeline` with the pass registry.
 void registerGPUFusedPipeline();

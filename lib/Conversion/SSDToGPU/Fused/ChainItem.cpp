@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ChainParts.h"
+#include "Profile.h"
 #include "Sync.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -39,13 +40,16 @@ void emitChainItem(FusedBuild &f, Value index) {
   ChainItem it;
   it.c = decodeChainIndex(f, index, it);
   it.place = placeChunk(f, it.c);
+  profileStart(f);
   // x and B are inputs: their copies start before the wait for the chunk's
   // cumsum and CB.
   const KernelConfig &config = f.config;
   if (config.rawOperands())
     copyChunkXB(f, it);
   waitForChunks(f, it.row, it.c, e.add(it.c, 1), /*cumsum=*/true, it.group);
+  profileStamp(f, ChainPhase::CountersAwaited);
   stageChunk(f, it);
+  profileStamp(f, ChainPhase::Staged);
   // One buffer for the vector paths of both products.
   Value shared;
   if (int64_t bytes = config.productBufferBytes)
@@ -64,10 +68,12 @@ void emitChainItem(FusedBuild &f, Value index) {
   chunkStateProduct(
       f, it, shared,
       [&] {
+        profileStamp(f, ChainPhase::StateProduct);
         // C replaces B in shared memory while the turn is awaited.
         if (it.sBC)
           copyChunkC(f, it);
         blockAcquire(e, turns, turn, e.add(it.c, 1));
+        profileStamp(f, ChainPhase::TurnAcquired);
       },
       [&](Value rr, Value nn, Value v) {
         e.ifThen(it.place.used, [&] {
@@ -88,8 +94,11 @@ void emitChainItem(FusedBuild &f, Value index) {
             e.storeVector(prev, it.sState, residentStateAt(f, rr, nn));
         });
       });
+  profileStamp(f, ChainPhase::Folded);
   blockRelease(e, turns, turn, e.add(it.c, 2));
+  profileStamp(f, ChainPhase::Released);
   chunkScan(f, it, shared);
+  profileFinish(f, it);
 }
 
 } // namespace fused

@@ -11,6 +11,7 @@
 #include "../AsyncCopy.h"
 #include "../ScanTile.h"
 #include "../TmaCopy.h"
+#include "Profile.h"
 #include "Sync.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -487,6 +488,7 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
       e.barrier();
     }
 
+    profileStamp(f, ChainPhase::ScanReady);
     tile.i0 = i0;
     ScanOperands o = scanOperands(e, p, f.k, tile, vectors);
     // The state already in shared memory in the tensor-core type: read in
@@ -517,6 +519,7 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
     }
     Value jEnd = e.min(e.add(i0, e.idx(rows)), r.len);
     acc = mm.accumulate(acc, e.idx(0), jEnd, o.weights, o.xj);
+    profileStamp(f, ChainPhase::ScanProducts);
     if (vectors) {
       auto store = [&](Value rr, Value col, Value v) {
         storeScanOutputVector(e, p, f.k, tile, rr, col, v);

@@ -164,6 +164,8 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
             {"dt_out", "dA_cumsum", "CB", "passed_states", "ticket",
              "cumsum_ready", "cb_ready", "state_turn"},
             /*workspace=*/true);
+  if (config.profile)
+    addParams(info, p, {"chain_profile"}, /*workspace=*/true);
 
   KernelFunc k = createKernel(b, module, p, info);
   k.useSharedArena();

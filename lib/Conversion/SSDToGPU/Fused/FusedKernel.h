@@ -69,6 +69,8 @@ struct FusedPlan {
   /// How raw x, B and C rows reach shared memory where the layer has them
   /// (KernelConfig::operands).
   CopyInstr copy = CopyInstr::CpAsync;
+  /// The chain items record their phase clocks (Profile.h).
+  bool profile = false;
 };
 
 /// Tokens a segment holds at most (its chunk-state weights are staged in
@@ -84,6 +86,9 @@ mlir::FailureOr<FusedPlan> analyzeFused(mlir::ModuleOp module,
 /// ring of KernelConfig::stateRing slots where it takes one. Call once the
 /// pass options are applied to the plan.
 void sizeStateSlots(FusedPlan &plan);
+
+/// Declares the `chain_profile` workspace (Profile.h) and marks the plan.
+void addProfileWorkspace(FusedPlan &plan);
 
 /// The kernel while it is being built: arguments, sizes read at run time
 /// and the item counts that split the ticket range.
@@ -108,6 +113,8 @@ struct FusedBuild {
   /// the chunk's x and B rows and the second for its C rows, and the parity
   /// (i32) of the phase the current chain item waits for.
   Value tmaBarriers, tmaParity;
+  /// With a profile: the current chain item's phase clocks (shared i64).
+  Value profileClocks;
 
   Value arg(llvm::StringRef name) const { return k.arg(name); }
   bool has(llvm::StringRef name) const { return k.has(name); }

@@ -60,6 +60,12 @@ struct ConvertSSDFusedToGPUPass
                          << chip << "'";
       return signalPassFailure();
     }
+    if (profile && stateChain == "segment") {
+      module.emitError() << "convert-ssd-fused-to-gpu: profile records the "
+                            "per-chunk chain items: it needs state-chain "
+                            "'chunk', got 'segment'";
+      return signalPassFailure();
+    }
     FailureOr<fused::FusedPlan> plan = fused::analyzeFused(module, pBlock);
     if (failed(plan))
       return signalPassFailure();
@@ -72,6 +78,8 @@ struct ConvertSSDFusedToGPUPass
     bool tma = copy == "tma" || (copy == "auto" && chip == "sm_90a");
     plan->copy = tma ? CopyInstr::Tma : CopyInstr::CpAsync;
     fused::sizeStateSlots(*plan);
+    if (profile)
+      fused::addProfileWorkspace(*plan);
 
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(plan->p.func.getLoc(), ctx);

@@ -38,6 +38,11 @@ struct FusedPipelineCLOptions
       llvm::cl::desc("How the chain item's x, B and C rows reach shared "
                      "memory: auto (tma on sm_90a), cp.async or tma"),
       llvm::cl::init("auto")};
+  Option<bool> profile{
+      *this, "profile",
+      llvm::cl::desc("Record the clock at the phase boundaries of every "
+                     "chain item in the chain_profile workspace"),
+      llvm::cl::init(false)};
 };
 
 } // namespace
@@ -45,7 +50,8 @@ struct FusedPipelineCLOptions
 void ssd::buildGPUFusedPipeline(OpPassManager &pm,
                                 const GPUPipelineOptions &options,
                                 int64_t pBlock, llvm::StringRef stateChain,
-                                llvm::StringRef mma, llvm::StringRef copy) {
+                                llvm::StringRef mma, llvm::StringRef copy,
+                                bool profile) {
   pm.addPass(createSSDDecompose(SSDDecomposeOptions{options.chunkSize}));
   SSDFuseOptions fuse;
   fuse.pBlock = pBlock;
@@ -57,6 +63,7 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.stateChain = stateChain.str();
   convert.mma = mma.str();
   convert.copy = copy.str();
+  convert.profile = profile;
   pm.addPass(createConvertSSDFusedToGPU(convert));
   buildGPUKernelsToBinary(pm, options);
 }
@@ -68,6 +75,7 @@ void ssd::registerGPUFusedPipeline() {
       "of ONE persistent kernel (ssd.fused) and the ssd.launch description",
       [](OpPassManager &pm, const FusedPipelineCLOptions &cl) {
         ssd::buildGPUFusedPipeline(pm, cl.toOptions(), cl.pBlock,
-                                   cl.stateChain, cl.mma, cl.copy);
+                                   cl.stateChain, cl.mma, cl.copy,
+                                   cl.profile);
       });
 }

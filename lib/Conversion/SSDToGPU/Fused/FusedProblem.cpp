@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FusedKernel.h"
+#include "Profile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -282,6 +283,24 @@ FailureOr<FusedPlan> analyzeFused(ModuleOp module, int64_t defaultPBlock) {
   a.addWorkspaces();
   a.plan.p.func = a.func;
   return a.plan;
+}
+
+void addProfileWorkspace(FusedPlan &plan) {
+  plan.profile = true;
+  // dA_cumsum is [b, heads, nc, Q]: the same batch and chunk dimensions.
+  const BufferSpec *dA = plan.p.find("dA_cumsum");
+  assert(dA && "the fused workspaces are declared");
+  ArrayRef<int64_t> dims = dA->type.getShape();
+  int64_t h = plan.p.heads, pb = plan.pBlocks;
+  BufferSpec spec{
+      "chain_profile",
+      RankedTensorType::get({dims[0], dims[2], h, pb, kProfileFields},
+                            IntegerType::get(dA->type.getContext(), 64)),
+      {dA->shape[0], dA->shape[2], std::to_string(h), std::to_string(pb),
+       std::to_string(kProfileFields)},
+      false,
+      true};
+  plan.p.buffers.push_back(spec);
 }
 
 void sizeStateSlots(FusedPlan &plan) {

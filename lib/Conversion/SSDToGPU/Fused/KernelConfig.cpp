@@ -157,6 +157,7 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   // Step c writes slot c + 1 after its turn, when step c - 1, the last
   // reader of slot c - 1 (the same ring slot), has folded and released.
   bool stateOnChip = c.segmented || c.residentState;
+  c.profile = plan.profile;
   c.stateRing = stateOnChip && !p.isVarlen() ? kStateRingSlots : 0;
   return c;
 }
@@ -186,6 +187,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
                              : operands == OperandPath::CpAsync ? "cp.async"
                                                                 : "registers"));
   config.set("state_ring", b.getI64IntegerAttr(stateRing));
+  if (profile)
+    config.set("profile", b.getBoolAttr(true));
   config.set("shared_memory", b.getI64IntegerAttr(sharedMemory));
   return config.getDictionary(ctx);
 }

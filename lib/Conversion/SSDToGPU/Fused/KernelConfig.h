@@ -75,6 +75,8 @@ struct KernelConfig {
   /// cu_seqlens (whose initial states sit in per-sequence slots); then two
   /// slots suffice, and the workspace no longer grows with L.
   int64_t stateRing = 0;
+  /// The chain items record their phase clocks (FusedPlan::profile).
+  bool profile = false;
 
   /// x, B and C rows are copied whole into shared memory (TMA or cp.async).
   bool rawOperands() const { return operands != OperandPath::Registers; }

@@ -1,0 +1,36 @@
+// profile=true: a diagnostic build of the fused kernel whose chain items
+// record thread 0's clock64 at their phase boundaries (Fused/Profile.h) in
+// the `chain_profile` workspace, i64 [b, nc, heads, p-blocks, 12]: the
+// block, its SM, the start clock and each of the nine phases' ends relative
+// to it, written once at the item's end.
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="profile=true" | FileCheck %s
+// Without it: no workspace, no clock.
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=OFF
+// The segment chain's items are not profiled: a clear error.
+// RUN: not ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="profile=true state-chain=segment" 2>&1 | FileCheck %s --check-prefix=SEGMENT
+
+// CHECK: {dtype = "i64", name = "chain_profile", shape = [1, "nc", 80, 1, 12]}
+// CHECK: gpu.func @ssd_fused(
+// CHECK-SAME: %[[PROFILE:arg[0-9]+]]: memref<1x?x80x1x12xi64>
+// CHECK-SAME: profile = true
+// The item's start, then each boundary: thread 0 stores its clock into the
+// shared record.
+// CHECK: %[[CLOCKS:.*]] = memref.view %{{.*}} to memref<10xi64, #gpu.address_space<workgroup>>
+// CHECK-COUNT-10: nvvm.read.ptx.sreg.clock64
+// At the item's end thread 0 writes the record: the block, the SM, the
+// start clock, the nine phase ends.
+// CHECK: memref.store %{{.*}}, %[[PROFILE]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}]
+// CHECK: nvvm.read.ptx.sreg.smid
+// CHECK-COUNT-11: memref.store %{{.*}}, %[[PROFILE]][
+// CHECK-NOT: nvvm.read.ptx.sreg.clock64
+
+// OFF-NOT: chain_profile
+// OFF-NOT: clock64
+// OFF: gpu.func @ssd_fused(
+// OFF-NOT: clock64
+
+// SEGMENT: error: convert-ssd-fused-to-gpu: profile records the per-chunk chain items: it needs state-chain 'chunk', got 'segment'
+func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {
+  %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+  return %y, %fs : tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+}
