@@ -7,8 +7,9 @@ workspace, lib/Conversion/SSDToGPU/Fused/Profile.h); `ssd-bench --profile DIR
 --json FILE` writes them out and names the file in each row. This prints, for
 each such row, the mean, median and 90th percentile of every phase, the
 item's length and the gap from an item's end to the start of the next item of
-the same block (the ticket hand-off, and the wait for the block's slowest
-warp at its first barrier), and writes them as JSON.
+the same block (the ticket hand-off), how long after thread 0 the block's
+last warp (the most of the causal product) ends the item, and writes them as
+JSON.
 
     scripts/profile-chain-items.py BENCH_JSON [--clock-ghz 1.98] [--json OUT]
 """
@@ -23,15 +24,16 @@ PHASES = [
     "counters awaited", "staged", "state product", "turn acquired", "folded",
     "released", "scan ready", "scan products", "done",
 ]
-FIELDS = 3 + len(PHASES)
+FIELDS = 4 + len(PHASES)  # block, SM, start, the phases' ends, the last warp's end
 
 
 def summarise(records, ms, clock_ghz):
     """records: int64 [..., FIELDS] of the chain items that ran."""
     r = records.reshape(-1, FIELDS)  # every (row, chunk, head, p-block)
-    block, start, ends = r[:, 0], r[:, 2], r[:, 3:]
+    block, start, ends, last_warp = r[:, 0], r[:, 2], r[:, 3:-1], r[:, -1]
     phases = np.diff(np.concatenate([np.zeros((len(r), 1), np.int64), ends], 1), axis=1)
-    length = ends[:, -1]
+    # The item ends for its block when its last warp does.
+    length = np.maximum(ends[:, -1], last_warp)
     gaps = []
     for b in np.unique(block):
         mine = block == b
@@ -49,6 +51,7 @@ def summarise(records, ms, clock_ghz):
         "clock_ghz": clock_ghz,
         "phases_us": {name: stats(phases[:, i]) for i, name in enumerate(PHASES)},
         "item_us": stats(length), "gap_us": stats(gaps),
+        "last_warp_after_thread0_us": stats(last_warp - ends[:, -1]),
     }
 
 
@@ -71,7 +74,8 @@ def main():
         print(f"== {row['artifact']} b={row['batch']} L={row['seqlen']}: {s['items']} chain items "
               f"on {s['blocks']} blocks, {row['ms']:.4f} ms; item {s['item_us']['mean']:.2f} us, "
               f"gap to the block's next item {s['gap_us']['mean']:.2f} us (means, us at "
-              f"{args.clock_ghz} GHz)")
+              f"{args.clock_ghz} GHz); the last warp ends "
+              f"{s['last_warp_after_thread0_us']['mean']:.2f} us after thread 0")
         for name in PHASES:
             p = s["phases_us"][name]
             print(f"   {name:18s} mean {p['mean']:6.2f}  median {p['median']:6.2f}  p90 {p['p90']:6.2f}")

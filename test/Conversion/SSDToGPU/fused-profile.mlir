@@ -1,17 +1,17 @@
 // profile=true: a diagnostic build of the fused kernel whose chain items
 // record thread 0's clock64 at their phase boundaries (Fused/Profile.h) in
-// the `chain_profile` workspace, i64 [b, nc, heads, p-blocks, 12]: the
-// block, its SM, the start clock and each of the nine phases' ends relative
-// to it, written once at the item's end.
+// the `chain_profile` workspace, i64 [b, nc, heads, p-blocks, 13]: the
+// block, its SM, the start clock, each of the nine phases' ends relative to
+// it and the last warp's end, written once at the item's end.
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="profile=true" | FileCheck %s
 // Without it: no workspace, no clock.
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=OFF
 // The segment chain's items are not profiled: a clear error.
 // RUN: not ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="profile=true state-chain=segment" 2>&1 | FileCheck %s --check-prefix=SEGMENT
 
-// CHECK: {dtype = "i64", name = "chain_profile", shape = [1, "nc", 80, 1, 12]}
+// CHECK: {dtype = "i64", name = "chain_profile", shape = [1, "nc", 80, 1, 13]}
 // CHECK: gpu.func @ssd_fused(
-// CHECK-SAME: %[[PROFILE:arg[0-9]+]]: memref<1x?x80x1x12xi64>
+// CHECK-SAME: %[[PROFILE:arg[0-9]+]]: memref<1x?x80x1x13xi64>
 // CHECK-SAME: profile = true
 // The item's start, then each boundary: thread 0 stores its clock into the
 // shared record.
@@ -22,6 +22,10 @@
 // CHECK: memref.store %{{.*}}, %[[PROFILE]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}]
 // CHECK: nvvm.read.ptx.sreg.smid
 // CHECK-COUNT-11: memref.store %{{.*}}, %[[PROFILE]][
+// Then lane 0 of the last warp (thread 224) its own end.
+// CHECK: arith.cmpi eq, %{{.*}}, %c224
+// CHECK: nvvm.read.ptx.sreg.clock64
+// CHECK: memref.store %{{.*}}, %[[PROFILE]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c12{{.*}}]
 // CHECK-NOT: nvvm.read.ptx.sreg.clock64
 
 // OFF-NOT: chain_profile

@@ -107,9 +107,9 @@ def ConvertSSDFusedToGPU
     Option<"profile", "profile", "bool", /*default=*/"false",
            "Record thread 0's clock64 at the phase boundaries of every chain "
            "item (state-chain=chunk) in the `chain_profile` workspace (i64 "
-           "[b, nc, heads, p-blocks, 12]: block, SM, start clock, then each "
-           "phase's end relative to the start; bench/ssd-bench --profile "
-           "writes it out)">,
+           "[b, nc, heads, p-blocks, 13]: block, SM, start clock, then each "
+           "phase's end and the last warp's end relative to the start; "
+           "bench/ssd-bench --profile writes it out)">,
     Option<"keepFunc", "keep-func", "bool", /*default=*/"false",
            "Keep the source function (for inspection) instead of erasing it">,
   ];

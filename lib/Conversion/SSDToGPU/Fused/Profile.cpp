@@ -70,6 +70,17 @@ void profileFinish(FusedBuild &f, const ChainItem &it) {
     for (int64_t i = 1; i <= kProfilePhases; ++i)
       put(2 + i, arith::SubIOp::create(e.b, clockAt(i), start));
   });
+  // The last warp's end, by its lane 0: the start clock is thread 0's,
+  // published to it by the barriers since.
+  e.ifThen(e.eq(e.threadId(), e.idx(kThreads - 32)), [&] {
+    Value end = NVVM::Clock64Op::create(e.b, i64);
+    Value start = memref::LoadOp::create(e.b, f.profileClocks,
+                                         ValueRange{e.idx(0)});
+    memref::StoreOp::create(
+        e.b, arith::SubIOp::create(e.b, end, start), f.arg("chain_profile"),
+        ValueRange{it.row, it.c, it.head, it.pb,
+                   e.idx(kProfileFields - 1)});
+  });
   f.profileClocks = Value();
 }
 

@@ -4,10 +4,15 @@
 // passes each phase boundary below and, at the item's end, writes one record
 // of kProfileFields i64 to `chain_profile` at (row, chunk, head, p-block):
 //   [0] the block (blockIdx.x), [1] its SM (%smid), [2] the clock at the
-//   item's start, [3 + i] the clock where phase i ended, minus [2].
+//   item's start, [3 + i] the clock where phase i ended, minus [2], and
+//   [3 + kProfilePhases] the clock where the block's last warp ended the
+//   item, minus [2] (it has the most of the causal product, and the next
+//   ticket's barrier waits for it).
 // Clocks are the SM's cycle counter, comparable within one SM only. The
 // stamps are thread 0's: a barrier-delimited phase ends when the block
-// passes the barrier, a product's when warp 0 has issued its part.
+// passes the barrier, a product's when warp 0 has issued its part. Where
+// the chunk scan takes several row tiles (no raw rows, or chunks over 128),
+// ScanReady and ScanProducts are the last tile's.
 // bench/ssd-bench --profile writes the workspace to a .npy file and
 // scripts/profile-chain-items.py summarises it.
 //
@@ -37,14 +42,14 @@ enum class ChainPhase : int64_t {
   Done,                // the chunk scan's epilogue (y)
 };
 constexpr int64_t kProfilePhases = static_cast<int64_t>(ChainPhase::Done);
-constexpr int64_t kProfileFields = 3 + kProfilePhases;
+constexpr int64_t kProfileFields = 4 + kProfilePhases;
 
 /// Starts the record of a chain item (no-op without a profile).
 void profileStart(FusedBuild &f);
 /// Thread 0's clock at the end of `phase` (no-op without a profile).
 void profileStamp(FusedBuild &f, ChainPhase phase);
-/// Stamps ChainPhase::Done and writes the item's record (no-op without a
-/// profile).
+/// Stamps ChainPhase::Done and writes the item's record, the last warp's
+/// end included (no-op without a profile).
 void profileFinish(FusedBuild &f, const ChainItem &it);
 
 } // namespace fused
