@@ -36,35 +36,29 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
                  name.str() + ") is not built into this ssd-compile");
   PassManager pm(module->getContext());
   std::string optionError;
+  // The fused pipeline's options, each given only where its flag was.
   std::string pipelineOptions;
-  if (!options.stateChain.empty()) {
+  struct FusedFlag {
+    bool given;
+    const char *flag, *option;
+    std::string value;
+  } fusedFlags[] = {
+      {!options.stateChain.empty(), "--state-chain", "state-chain",
+       options.stateChain},
+      {!options.mma.empty(), "--mma", "mma", options.mma},
+      {!options.copy.empty(), "--copy", "copy", options.copy},
+      {options.pBlock != 0, "--p-block", "p-block",
+       std::to_string(options.pBlock)},
+      {options.profile, "--profile", "profile", "true"},
+  };
+  for (const FusedFlag &flag : fusedFlags) {
+    if (!flag.given)
+      continue;
     if (strategy != "fused")
-      return usage("--state-chain applies to the fused strategy only");
-    pipelineOptions = "state-chain=" + options.stateChain;
-  }
-  if (!options.mma.empty()) {
-    if (strategy != "fused")
-      return usage("--mma applies to the fused strategy only");
+      return usage(std::string(flag.flag) +
+                   " applies to the fused strategy only");
     pipelineOptions += (pipelineOptions.empty() ? "" : " ") +
-                       std::string("mma=") + options.mma;
-  }
-  if (!options.copy.empty()) {
-    if (strategy != "fused")
-      return usage("--copy applies to the fused strategy only");
-    pipelineOptions += (pipelineOptions.empty() ? "" : " ") +
-                       std::string("copy=") + options.copy;
-  }
-  if (options.pBlock) {
-    if (strategy != "fused")
-      return usage("--p-block applies to the fused strategy only");
-    pipelineOptions += (pipelineOptions.empty() ? "" : " ") +
-                       std::string("p-block=") + std::to_string(options.pBlock);
-  }
-  if (options.profile) {
-    if (strategy != "fused")
-      return usage("--profile applies to the fused strategy only");
-    pipelineOptions += (pipelineOptions.empty() ? "" : " ") +
-                       std::string("profile=true");
+                       std::string(flag.option) + "=" + flag.value;
   }
   if (failed(pipeline->addToPipeline(pm, pipelineOptions,
                                      [&](const llvm::Twine &msg) {

@@ -154,10 +154,10 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.scanRows = scanRows(p, raw);
   c.scanFromFragments = scanFromFragments(raw);
   c.productBufferBytes = bufferBytes(raw);
+  c.profile = plan.profile;
   // Step c writes slot c + 1 after its turn, when step c - 1, the last
   // reader of slot c - 1 (the same ring slot), has folded and released.
   bool stateOnChip = c.segmented || c.residentState;
-  c.profile = plan.profile;
   c.stateRing = stateOnChip && !p.isVarlen() ? kStateRingSlots : 0;
   return c;
 }
