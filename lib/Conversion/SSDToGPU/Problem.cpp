@@ -389,8 +389,12 @@ Value KernelFunc::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
                                           gpu::AddressSpace::Workgroup);
   auto type = MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
                               space);
-  // Index scalars (the ticket slot) stay static: a view needs a sized type.
-  if (arenaBase && !element.isIndex()) {
+  // A kernel with an arena has no other shared variable: the NVPTX backend
+  // demotes the arena's zero-sized symbol to a one-byte variable that
+  // ptxas lays out beside the others, so a static buffer would share bytes
+  // with the arena's first buffers (the ticket slot did, with x's rows).
+  if (arenaBase) {
+    assert(!element.isIndex() && "the arena holds sized elements only");
     int64_t bytes = type.getNumElements() *
                     std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
     int64_t offset = arenaOffset;

@@ -11,32 +11,32 @@
 // only the next chain step's fold reads a slot, the scan reads the state
 // from shared memory. Shared memory is one
 // dynamic arena (the item kinds reuse its bytes), over the 48 KB static
-// limit: 107520 bytes is the per-chunk chain item's (the chunk's x rows,
+// limit: 107536 bytes is the per-chunk chain item's (the chunk's x rows,
 // 18 KB, and B then C rows, 34 KB, copied by cp.async; 34 KB of x w
 // stages and the chunk state's output tile, which the fold reads; the
 // 17 KB resident state operand; the scan's y runs from the fragments); with
-// state-chain=segment 113792
+// state-chain=segment 113808
 // bytes, the segment item's (the same and the 32 KB f32 running state), so
 // that two blocks per SM still fit in the H200's 228 KB. The segment size
 // is chosen at run time from the grid size. By default (copy=auto on
 // sm_90a) the rows come by TMA instead: three descriptor parameters, and
-// 103936 bytes (dense swizzled rows, no padding, no shared row scales).
+// 103952 bytes (dense swizzled rows, no padding, no shared row scales).
 // DEFAULT-LABEL: module attributes
 // DEFAULT-SAME: name = "state_turn"}, {box = [1, 128, 1, 64], kind = "tma", pass = "global", swizzle = "128B", tensor = "x"}
-// DEFAULT-SAME: shared_memory = 103936 : i64
+// DEFAULT-SAME: shared_memory = 103952 : i64
 // DEFAULT: gpu.func @ssd_fused(
 // DEFAULT-SAME: operands = "tma"
 
 // CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // CHECK-SAME: constants = {chunk_size = 128 : i64, dstate = 128 : i64, dtype = "bf16", features = ["D", "dt_bias", "softplus"], headdim = 64 : i64, ngroups = 1 : i64, nheads = 80 : i64, p_block = 64 : i64, state_dtype = "f32"}
-// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 107520 : i64}]
+// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 107536 : i64}]
 // CHECK-SAME: tensors = [{dtype = "bf16", name = "x", shape = [1, "L", 80, 64]}
 // CHECK-SAME: {dtype = "f32", name = "final_states", output = true, shape = [1, 80, 64, 128]}]
 // CHECK-SAME: workspaces = [{dtype = "f32", name = "dt_out", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "dA_cumsum", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "CB", shape = [1, "nc", 1, 128, 128]}, {dtype = "f32", name = "passed_states", shape = [1, 2, 80, 64, 128]}, {dtype = "i32", name = "ticket", shape = [1], zero_init = true}, {dtype = "i32", name = "cumsum_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "cb_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}]
 // CHECK-NOT: func.func
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @ssd_fused(
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 107520 : i64, state_chain = "chunk", state_mma = "mma.sync", state_ring = 2 : i64}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 107536 : i64, state_chain = "chunk", state_mma = "mma.sync", state_ring = 2 : i64}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
 // CHECK-NEXT: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[XROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x72xbf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[BCROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x136xbf16, #gpu.address_space<workgroup>>
@@ -112,9 +112,9 @@
 // CHECK: vector.store {{.*}} : memref<1x?x80x64xbf16>, vector<2xbf16>
 // CHECK-NOT: gpu.func
 // SEGMENT-LABEL: module attributes {gpu.container_module, ssd.launch = {
-// SEGMENT-SAME: shared_memory = 113792 : i64}]
+// SEGMENT-SAME: shared_memory = 113808 : i64}]
 // SEGMENT: gpu.func @ssd_fused(
-// SEGMENT-SAME: ssd.kernel_config = {{{.*}}operands = "registers"{{.*}}shared_memory = 113792 : i64, state_chain = "segment", state_mma = "mma.sync", state_ring = 2 : i64}
+// SEGMENT-SAME: ssd.kernel_config = {{{.*}}operands = "registers"{{.*}}shared_memory = 113808 : i64, state_chain = "segment", state_mma = "mma.sync", state_ring = 2 : i64}
 // SEGMENT-SAME: ssd.state_chain = "segment"
 // SEGMENT-DAG: %[[STATE:.*]] = memref.view %{{.*}} to memref<1x64x136xbf16, #gpu.address_space<workgroup>>
 // SEGMENT-DAG: %[[LIVE:.*]] = memref.view %{{.*}} to memref<64x128xf32, #gpu.address_space<workgroup>>
@@ -145,11 +145,11 @@
 // INPLACE-COUNT-8: llvm.inline_asm has_side_effects {{.*}}"wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0, {{.*}}, $31}, {$64, $65, $66, $67}, $68, 1, 1, 1, 1;"
 // INPLACE: nvvm.wgmma.wait.group.sync.aligned 0
 // INPLACE-NOT: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
-// With mma=wgmma and cp.async rows the products stage core matrices (67328 bytes of shared
+// With mma=wgmma and cp.async rows the products stage core matrices (67344 bytes of shared
 // memory) and the resident state is kept as core matrices too, written by
 // the fold and read in place by wgmma.
 // WGMMA-LABEL: module attributes {gpu.container_module, ssd.launch = {
-// WGMMA-SAME: shared_memory = 67328 : i64}]
+// WGMMA-SAME: shared_memory = 67344 : i64}]
 // WGMMA: gpu.func @ssd_fused(
 // WGMMA-SAME: ssd.kernel_config = {{{.*}}mma = "wgmma", operands = "registers"
 // WGMMA-SAME: ssd.mma = "wgmma"

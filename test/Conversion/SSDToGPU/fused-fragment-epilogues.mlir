@@ -9,7 +9,7 @@
 // Without raw operands (state-chain=segment) both stay on the output tile.
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=segment" | FileCheck %s --check-prefix=TILE
 
-// F32: ssd.kernel_config = {{{.*}}operands = "tma", p_block = 64 : i64, shared_memory = 103936 : i64
+// F32: ssd.kernel_config = {{{.*}}operands = "tma", p_block = 64 : i64, shared_memory = 103952 : i64
 // Under the turn (after C's copy starts, 32768 bytes): slot(c) in, slot(c
 // + 1) out, 8 f32 at a time, and the state left in shared memory in bf16.
 // F32: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
@@ -39,7 +39,7 @@
 // F32-NOT: gpu.barrier
 // F32: scf.yield
 
-// F16: ssd.kernel_config = {{{.*}}operands = "tma", p_block = 64 : i64, shared_memory = 103936 : i64
+// F16: ssd.kernel_config = {{{.*}}operands = "tma", p_block = 64 : i64, shared_memory = 103952 : i64
 // F16: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
 // F16: llvm.load %{{.*}} atomic syncscope("device") acquire
 // F16: vector.load {{.*}} : memref<1x2x80x64x128xf16>, vector<8xf16>

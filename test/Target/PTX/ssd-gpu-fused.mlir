@@ -6,10 +6,12 @@
 // RUN: FileCheck %s --check-prefix=PUBLISH --input-file=%t.ptx
 // RUN: grep -A1 'fence.acq_rel.gpu' %t.ptx | FileCheck %s --check-prefix=ONE-FENCE
 // RUN: grep -cE '^[[:space:]]*(@%p[0-9]+[[:space:]]+)?(atom|red)\.' %t.ptx | FileCheck %s --check-prefix=ONE-RMW
+// RUN: grep -cE '^[[:space:]]*\.shared' %t.ptx | FileCheck %s --check-prefix=ONE-SHARED
 // RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa mma=wgmma copy=cp.async" -o %t.wgmma.mlir
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.wgmma.mlir %t.wgmma.ptx
 // RUN: %ptxas -arch=sm_90a %t.wgmma.ptx -o %t.wgmma.cubin
 // RUN: FileCheck %s --check-prefix=WGMMA --input-file=%t.wgmma.ptx
+// RUN: grep -cE '^[[:space:]]*\.shared' %t.wgmma.ptx | FileCheck %s --check-prefix=ONE-SHARED
 // RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa mma=wgmma" -o %t.inplace.mlir
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.inplace.mlir %t.inplace.ptx
 // RUN: %ptxas -arch=sm_90a %t.inplace.ptx -o %t.inplace.cubin
@@ -18,6 +20,7 @@
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.tma.mlir %t.tma.ptx
 // RUN: %ptxas -arch=sm_90a %t.tma.ptx -o %t.tma.cubin
 // RUN: FileCheck %s --check-prefix=TMA --input-file=%t.tma.ptx
+// RUN: grep -cE '^[[:space:]]*\.shared' %t.tma.ptx | FileCheck %s --check-prefix=ONE-SHARED
 
 // The Mamba-2 2.7B layer in bf16 through the fused pipeline: ONE persistent
 // kernel that ptxas assembles for sm_90a, sized for two blocks per SM, its
@@ -42,6 +45,10 @@
 // ONE-FENCE-NOT: bar.sync
 // The only read-modify-write is the relaxed ticket add.
 // ONE-RMW: {{^1$}}
+// The arena is the kernel's only shared variable: NVPTX demotes its
+// zero-sized symbol to one byte, so any other would alias the arena's
+// first bytes (the ticket slot once sat on x's rows).
+// ONE-SHARED: {{^1$}}
 
 // mma=wgmma with cp.async rows: the chain item's products (chunk state
 // 64x128, chunk scan 64x64) on warpgroup MMA from staged shared memory; the

@@ -98,10 +98,13 @@ void blockRelease(Emitter &e, Value counters, Value index, Value value) {
 
 Value broadcastFromThread0(Emitter &e, Value slot,
                            llvm::function_ref<Value()> compute) {
-  e.ifThen(e.eq(e.threadId(), e.idx(0)),
-           [&] { memref::StoreOp::create(e.b, compute(), slot, e.idx(0)); });
+  Type i64 = e.b.getI64Type();
+  e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+    Value v = arith::IndexCastOp::create(e.b, i64, compute());
+    memref::StoreOp::create(e.b, v, slot, e.idx(0));
+  });
   e.barrier();
-  Value v = memref::LoadOp::create(e.b, slot, ValueRange{e.idx(0)});
+  Value v = e.toIndex(memref::LoadOp::create(e.b, slot, ValueRange{e.idx(0)}));
   // No thread may overwrite the slot before every thread has read it.
   e.barrier();
   return v;

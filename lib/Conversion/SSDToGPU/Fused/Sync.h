@@ -57,7 +57,8 @@ void blockAcquire(Emitter &e, Value counters, Value index, Value target);
 void blockRelease(Emitter &e, Value counters, Value index, Value value);
 
 /// Makes a value computed by thread 0 known to the whole block through the
-/// one-element shared buffer `slot` (index element type).
+/// one-element shared buffer `slot` (i64 element type: a buffer of the
+/// shared arena, KernelFunc::sharedBuffer).
 Value broadcastFromThread0(Emitter &e, Value slot,
                            llvm::function_ref<Value()> compute);
 
