@@ -15,6 +15,7 @@ JSON.
 """
 import argparse
 import json
+import os
 import sys
 
 import numpy as np
@@ -55,6 +56,19 @@ def summarise(records, ms, clock_ghz):
     }
 
 
+def locate(path, bench_json):
+    """The record at `path`, or (results copied off the GPU machine) the file
+    of that name beside the bench JSON or in a folder beside it."""
+    if os.path.exists(path):
+        return path
+    here = os.path.dirname(os.path.abspath(bench_json))
+    name = os.path.basename(path)
+    for root, _, files in os.walk(here):
+        if name in files:
+            return os.path.join(root, name)
+    sys.exit(f"error: {path} not found, nor {name} under {here}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("bench_json", help="ssd-bench --json output of --profile runs")
@@ -68,7 +82,7 @@ def main():
         path = row.get("chain_profile")
         if not path:
             continue
-        s = summarise(np.load(path), row["ms"], args.clock_ghz)
+        s = summarise(np.load(locate(path, args.bench_json)), row["ms"], args.clock_ghz)
         s.update({k: row[k] for k in ("artifact", "batch", "seqlen", "state_dtype")})
         out.append(s)
         print(f"== {row['artifact']} b={row['batch']} L={row['seqlen']}: {s['items']} chain items "

@@ -167,6 +167,14 @@ public:
   void epilogueVector(
       ValueRange acc,
       llvm::function_ref<void(Value row, Value col, Value v)> store);
+  /// epilogueVector in two halves, for a caller that puts work of its own
+  /// (ending in a block barrier) between them: stageOutput stores the
+  /// accumulators into the output tile, after a barrier (the tile reuses
+  /// the stage buffers); readOutput then calls `store` as epilogueVector
+  /// does, and ends with a barrier.
+  void stageOutput(ValueRange acc);
+  void readOutput(
+      llvm::function_ref<void(Value row, Value col, Value v)> store);
   /// As epilogue, straight from the fragments two columns at a time: calls
   /// `store(row, col, v)` with v a vector<2xf32> of columns col, col + 1
   /// (col even). No shared memory and no barrier, so warps leave the
@@ -229,6 +237,9 @@ private:
   /// Indices of the first element of vector `(kk, row)` in a staged view.
   llvm::SmallVector<Value> stagedAt(bool kContiguous, Value stage, Value kk,
                                     Value row) const;
+
+  /// The f32 output tile of epilogueVector, over the stage buffers.
+  Value outputTile();
 
   Emitter &e;
   KernelFunc &kernel;

@@ -463,11 +463,20 @@ TileMatmul::scaleRows(ValueRange acc, function_ref<Value(Value row)> factor) {
 
 void TileMatmul::epilogueVector(
     ValueRange acc, llvm::function_ref<void(Value, Value, Value)> store) {
+  stageOutput(acc);
+  e.barrier();
+  readOutput(store);
+}
+
+Value TileMatmul::outputTile() {
+  return sharedView(0, {tileM, tileN + kOutPad}, e.b.getF32Type());
+}
+
+void TileMatmul::stageOutput(ValueRange acc) {
   assert(usesMma() && tileN % kVectorWidth == 0 && "tensor-core tiles");
-  Type f32 = e.b.getF32Type();
   // The output tile reuses the stage buffers once every thread is past
   // the products.
-  Value sOut = sharedView(0, {tileM, tileN + kOutPad}, f32);
+  Value sOut = outputTile();
   e.barrier();
   auto [row0, col0] = fragmentOrigin();
   for (int64_t i = 0; i < fragsM; ++i)
@@ -481,9 +490,13 @@ void TileMatmul::epilogueVector(
                        e.add(col0, e.idx(8 * j))},
             /*nontemporal=*/false, llvm::MaybeAlign(8));
       }
-  e.barrier();
+}
+
+void TileMatmul::readOutput(
+    llvm::function_ref<void(Value, Value, Value)> store) {
+  Value sOut = outputTile();
   int64_t perRow = tileN / kVectorWidth, vectors = tileM * perRow;
-  auto vecType = VectorType::get({kVectorWidth}, f32);
+  auto vecType = VectorType::get({kVectorWidth}, e.b.getF32Type());
   Value tid = e.threadId();
   for (int64_t r = 0; r * kThreads < vectors; ++r) {
     auto body = [&] {

@@ -49,14 +49,14 @@
 // The ticket: a relaxed add by thread 0, broadcast through shared memory.
 // CHECK: scf.while
 // CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic
-// Publishes: a barrier, then thread 0's device fence and release store
+// Publishes: a barrier, then thread 0's device fence and a relaxed store (a release, after the fence)
 // (cumulative: they publish every thread's writes ordered by the barrier).
 // CHECK: gpu.barrier
 // CHECK: %[[T0:.*]] = arith.cmpi eq
 // CHECK-NEXT: scf.if %[[T0]] {
 // CHECK-NEXT: llvm.fence syncscope("device") acq_rel
 // CHECK-NEXT: memref.extract_strided_metadata
-// CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") release
+// CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic
 // The chain item copies the chunk's x and B rows with cp.async (16 bytes,
 // zero-filled past the chunk) before it waits for the chunk's cumsum and CB.
 // CHECK: memref.extract_aligned_pointer_as_index %[[XROWS]]

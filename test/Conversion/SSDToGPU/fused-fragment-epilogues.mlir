@@ -20,7 +20,7 @@
 // F32: arith.truncf {{.*}} : vector<8xf32> to vector<8xbf16>
 // F32-NEXT: vector.store {{.*}} : memref<1x64x136xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // F32: llvm.fence syncscope("device") acq_rel
-// F32: llvm.store {{.*}} atomic syncscope("device") release
+// F32: llvm.store {{.*}} atomic syncscope("device") monotonic
 // No barrier between the release and the scan's products: each thread
 // computes the row scales of its own rows, and C's rows are awaited on
 // their mbarrier, so the other warps' products overlap thread 0's fence.

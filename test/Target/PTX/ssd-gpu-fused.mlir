@@ -35,10 +35,12 @@
 
 // The inter-CTA hand-offs keep their ordering through LLVM 22.1.8 (which
 // would turn an ordered atomicrmw into a relaxed atom): every publish is a
-// barrier, then in thread 0 alone a device-scope fence and a release store;
+// barrier, then in thread 0 alone a device-scope fence and a strong relaxed
+// store (the fence makes it a release; a release store would fence again);
 // every wait spins on an acquire load.
 // PUBLISH: fence.acq_rel.gpu;
-// PUBLISH-NEXT: st.release.gpu.global.b32
+// PUBLISH-NEXT: st.relaxed.gpu.global.b32
+// PUBLISH-NOT: st.release
 // PUBLISH: ld.acquire.gpu.global.b32
 // No fence in every thread before the barrier:
 // ONE-FENCE: fence.acq_rel.gpu

@@ -96,7 +96,9 @@ Value carryAcross(FusedBuild &f, Value row, Value c, Value lastDA);
 Value stateCarry(FusedBuild &f, const ChainItem &it);
 
 /// S = sum over tokens [0, it.place.range.len) of (x_l it.sW[l]) B_l^T, the
-/// whole tile in registers; then `before()` once, then `fold(rr, nn, v)`
+/// whole tile in registers; then `before()` once (on the vector path it
+/// must end in a block barrier: the tile waits in shared memory across
+/// it), then `fold(rr, nn, v)`
 /// for every element of the tile: v is a vector<8xf32> of columns
 /// nn..nn+7 on the vector path (`shared`, KernelConfig::productBufferBytes
 /// bytes), an f32 elsewhere (rr < pBlock, nn < dstate).

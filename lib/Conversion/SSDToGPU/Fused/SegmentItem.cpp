@@ -176,7 +176,7 @@ void scanSegment(FusedBuild &f, ChainItem &it, const Segment &s, Value shared,
       Value carry = stateCarry(f, it);
       Value carries = vectors ? e.splat(carry, kVectorWidth) : carry;
       chunkStateProduct(
-          f, it, shared, [] {},
+          f, it, shared, [&] { e.barrier(); },
           [&](Value rr, Value nn, Value v) {
             Value next;
             if (vectors)

@@ -42,11 +42,11 @@ Value loadAcquire(Emitter &e, Value ptr) {
   return e.toIndex(v);
 }
 
-void storeRelease(Emitter &e, Value ptr, Value value) {
+void storeRelaxed(Emitter &e, Value ptr, Value value) {
   Value v = arith::IndexCastOp::create(e.b, e.b.getI32Type(), value);
   LLVM::StoreOp::create(e.b, v, ptr, /*alignment=*/4, /*isVolatile=*/false,
                         /*isNonTemporal=*/false, /*isInvariantGroup=*/false,
-                        LLVM::AtomicOrdering::release, kDeviceScope);
+                        LLVM::AtomicOrdering::monotonic, kDeviceScope);
 }
 
 void fenceDevice(Emitter &e) {
@@ -92,7 +92,7 @@ void blockRelease(Emitter &e, Value counters, Value index, Value value) {
   e.barrier();
   e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
     fenceDevice(e);
-    storeRelease(e, counterPointer(e, counters, index), value);
+    storeRelaxed(e, counterPointer(e, counters, index), value);
   });
 }
 

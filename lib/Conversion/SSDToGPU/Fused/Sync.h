@@ -8,8 +8,12 @@
 //  - the ticket is a relaxed atomic add; it orders nothing but the handing
 //    out of work items (the block holding ticket t is resident, so items
 //    before t are running or done);
-//  - a publish is `fence.acq_rel.gpu` by every thread, a block barrier, then
-//    `st.release.gpu` of the new value by thread 0;
+//  - a publish is a block barrier, then thread 0's `fence.acq_rel.gpu` and
+//    a strong relaxed store of the new value: the fence makes the store a
+//    release (the PTX memory model's release pattern), and it is
+//    cumulative over the block's writes the barrier ordered before it.
+//    (`st.release.gpu` after the fence would fence a second time: ptxas
+//    emits MEMBAR.GPU for both, and one fewer was 2-5% at b1 L=16K-128K);
 //  - a wait is thread 0 spinning on `ld.acquire.gpu` until the counter
 //    reaches a target (waitForChunks spins on a second counter in thread 32
 //    at the same time), then a block barrier: the acquire synchronises thread
@@ -38,8 +42,9 @@ Value fetchTicket(Emitter &e, Value ticketPtr);
 
 /// `ld.acquire.gpu` of a counter, as an index.
 Value loadAcquire(Emitter &e, Value ptr);
-/// `st.release.gpu` of `value` (an index) to a counter.
-void storeRelease(Emitter &e, Value ptr, Value value);
+/// `st.relaxed.gpu` of `value` (an index) to a counter: a release where a
+/// fence precedes it (blockRelease).
+void storeRelaxed(Emitter &e, Value ptr, Value value);
 /// `fence.acq_rel.gpu`.
 void fenceDevice(Emitter &e);
 
