@@ -564,7 +564,10 @@ def main():
     log(f"{gpu}; " + ", ".join(f"{k} {v}" for k, v in versions.items()))
 
     rows, failures = [], []
-    path = args.json or os.path.join(args.out, f"{date}-{commit}-anchors.json")
+    # The file name keeps to [A-Za-z0-9._-] (a commit given as "abc+dirty"
+    # would otherwise name a file the device tool does not bring back).
+    safe = re.sub(r"[^A-Za-z0-9._-]", "-", commit)
+    path = args.json or os.path.join(args.out, f"{date}-{safe}-anchors.json")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
 
     def save(final=False):
