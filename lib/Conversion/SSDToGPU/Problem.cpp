@@ -352,6 +352,9 @@ void KernelFunc::useSharedArena() {
                                           gpu::AddressSpace::Workgroup);
   auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                MemRefLayoutAttrInterface(), space);
+  // The arena must be the kernel's only shared variable (sharedBuffer).
+  assert(func.getNumWorkgroupAttributions() == 0 &&
+         "no static shared buffer beside the arena");
   arenaBase = gpu::DynamicSharedMemoryOp::create(b, func.getLoc(), bytes);
 }
 

@@ -66,8 +66,8 @@ def ConvertSSDFusedToGPU
     (slot k+1 = decay * slot k + that state), then scans its chunks in
     order with the state carried in shared memory; the chain is nc / S
     steps long, and the chunk states are computed twice. The gpu.func
-    carries `ssd.state_chain`. Hand-offs are release stores and acquire spins
-    at device scope on counters in `zero_init` workspaces (`ticket`,
+    carries `ssd.state_chain`. Hand-offs are releases (a fence, then a
+    relaxed store) and acquire spins at device scope on counters in `zero_init` workspaces (`ticket`,
     `cumsum_ready`, `cb_ready`, `state_turn`); the passed states live in the
     `passed_states` workspace in the state precision, decays in f32.
 

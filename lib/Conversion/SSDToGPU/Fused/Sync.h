@@ -13,7 +13,7 @@
 //    release (the PTX memory model's release pattern), and it is
 //    cumulative over the block's writes the barrier ordered before it.
 //    (`st.release.gpu` after the fence would fence a second time: ptxas
-//    emits MEMBAR.GPU for both, and one fewer was 2-5% at b1 L=16K-128K);
+//    emits MEMBAR.GPU for both, and one fewer was 2-3% at b1 L=16K-128K);
 //  - a wait is thread 0 spinning on `ld.acquire.gpu` until the counter
 //    reaches a target (waitForChunks spins on a second counter in thread 32
 //    at the same time), then a block barrier: the acquire synchronises thread
