@@ -3,6 +3,7 @@
 
 #include "ssd/Support/FloatBits.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -74,45 +75,68 @@ static std::vector<int64_t> shapeOf(const rt::Manifest &m,
 Expected<DeviceProblem> ssd::bench::makeDeviceProblem(const rt::Manifest &m,
                                                       int64_t batch,
                                                       int64_t seqlen,
-                                                      uint64_t seed) {
+                                                      uint64_t seed,
+                                                      int64_t rowPad) {
   DeviceProblem problem;
   for (const rt::TensorSpec &t : m.tensors) {
     if (t.name == "cu_seqlens")
       return Status::error("the benchmark does not generate varlen problems");
     std::vector<int64_t> shape = shapeOf(m, t.name, batch, seqlen);
+    // Rows: one per (b, L) token for a padded view, else the whole tensor.
+    bool padded = rowPad > 0 && t.layout == rt::Layout::InnerContiguous &&
+                  shape.size() >= 3;
     size_t count = 1;
     for (int64_t d : shape)
       count *= static_cast<size_t>(d);
-    size_t bytes = count * rt::dtypeBytes(t.dtype);
+    size_t rowElements = padded ? count / size_t(batch * seqlen) : count;
+    size_t rowStride = padded ? rowElements + size_t(rowPad) : rowElements;
+    size_t rows = count ? count / rowElements : 0;
+    size_t elementBytes = rt::dtypeBytes(t.dtype);
+    size_t bytes = rows * rowStride * elementBytes;
     Expected<rt::DeviceBuffer> buffer = rt::DeviceBuffer::allocate(bytes);
     if (!buffer.ok())
       return buffer.status().withContext("tensor '" + t.name + "'");
     if (t.output || t.name == "seq_idx") {
       SSD_RT_RETURN_IF_ERROR(rt::deviceMemset(buffer->get(), 0, bytes));
     } else {
-      // Fill in slices to bound host memory at long sequences.
+      // Fill in slices of whole rows to bound host memory at long sequences;
+      // the padding holds NaN, so a kernel that reads it shows.
       constexpr size_t kSlice = size_t(1) << 26;
+      size_t sliceRows = std::max<size_t>(1, kSlice / rowStride);
       std::vector<uint8_t> host;
-      size_t elementBytes = rt::dtypeBytes(t.dtype);
-      for (size_t start = 0; start < count; start += kSlice) {
-        size_t len = std::min(kSlice, count - start);
-        host.resize(len * elementBytes);
-        for (size_t i = 0; i < len; ++i) {
-          float v = inputValue(t.name, seed, start + i);
-          if (t.dtype == DType::F32) {
-            std::memcpy(&host[4 * i], &v, 4);
-          } else {
-            uint16_t bits = t.dtype == DType::BF16 ? floatToBF16(v)
-                                                   : floatToF16(v);
-            std::memcpy(&host[2 * i], &bits, 2);
+      for (size_t row0 = 0; row0 < rows; row0 += sliceRows) {
+        size_t n = std::min(sliceRows, rows - row0);
+        host.resize(n * rowStride * elementBytes);
+        for (size_t r = 0; r < n; ++r)
+          for (size_t j = 0; j < rowStride; ++j) {
+            float v = j < rowElements
+                          ? inputValue(t.name, seed,
+                                       (row0 + r) * rowElements + j)
+                          : NAN;
+            uint8_t *at = &host[(r * rowStride + j) * elementBytes];
+            if (t.dtype == DType::F32) {
+              std::memcpy(at, &v, 4);
+            } else {
+              uint16_t bits = t.dtype == DType::BF16 ? floatToBF16(v)
+                                                     : floatToF16(v);
+              std::memcpy(at, &bits, 2);
+            }
           }
-        }
         SSD_RT_RETURN_IF_ERROR(rt::copyToDevice(
-            static_cast<uint8_t *>(buffer->get()) + start * elementBytes,
+            static_cast<uint8_t *>(buffer->get()) +
+                row0 * rowStride * elementBytes,
             host.data(), host.size()));
       }
     }
-    problem.args[t.name] = {buffer->get(), t.dtype, shape, {}, 0};
+    std::vector<int64_t> strides;
+    if (padded) {
+      strides.assign(shape.size(), 1);
+      for (size_t d = shape.size() - 1; d > 2; --d)
+        strides[d - 1] = strides[d] * shape[d];
+      strides[1] = static_cast<int64_t>(rowStride);
+      strides[0] = seqlen * strides[1];
+    }
+    problem.args[t.name] = {buffer->get(), t.dtype, shape, strides, 0};
     problem.buffers[t.name] = buffer.take();
   }
   return problem;

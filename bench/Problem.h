@@ -29,10 +29,14 @@ struct DeviceProblem {
   rt::ArgumentMap args;
 };
 
-/// Allocates and fills the inputs the manifest takes (outputs zeroed).
+/// Allocates and fills the inputs the manifest takes (outputs zeroed). With
+/// `rowPad` > 0, each token's row of a tensor the manifest takes as a view
+/// (`inner_contiguous`) is followed by `rowPad` unused elements, as in a
+/// model's projection buffer; the values are the same.
 rt::Expected<DeviceProblem> makeDeviceProblem(const rt::Manifest &m,
                                               int64_t batch, int64_t seqlen,
-                                              uint64_t seed);
+                                              uint64_t seed,
+                                              int64_t rowPad = 0);
 
 /// The case of one head `head` of batch row `row`, over the first `tokens`
 /// tokens, with inputs rounded to the artifact's types (for the reference).

@@ -15,8 +15,9 @@
 // output sets, rotated, where one set fits in L2), device time per call with
 // CUDA events (median of --iters after --warmup), per kernel (each kernel
 // launched alone, in order, on the same workspace) and in total, a sampled
-// check against the independent reference (K heads of batch row 0 over the
-// first T tokens; T = 0 checks the whole sequence and the final states),
+// check against the independent reference (K heads of the last batch row
+// over the first T tokens; T = 0 checks the whole sequence and the final
+// states),
 // TFLOP/s of the chunked algorithm's matrix work and GB/s of the minimum
 // traffic. Writes bench/results/<date>-<commit>-<what>.json (DESIGN.md).
 // With --profile DIR, an artifact built with `ssd-compile --profile` also
@@ -61,6 +62,7 @@ struct Options {
   std::vector<Run> runs;
   int warmup = 10, iters = 50, rounds = 1, checkHeads = 2;
   int64_t checkTokens = 2048;
+  int64_t rowPad = 0; // > 0: x, dt, B, C, z as views of padded rows
   std::string what = "unfused", commit = "unknown", resultsDir = "bench/results",
               json, profileDir;
   uint64_t seed = 1;
@@ -76,7 +78,7 @@ int usage(const std::string &error) {
                "[--iters N] [--rounds R] [--check-heads K] [--check-tokens T] "
                "[--what NAME] "
                "[--commit HASH] [--results-dir DIR | --json FILE] "
-               "[--profile DIR]\n";
+               "[--profile DIR] [--row-pad N]\n";
   return 2;
 }
 
@@ -159,7 +161,8 @@ std::vector<float> download(const rt::TensorArg &t) {
 }
 
 /// max_rel_err of y (and final states when the whole sequence is checked)
-/// over the sampled heads of batch row 0.
+/// over the sampled heads of the last batch row (whose offsets step over
+/// every other row: a wrong batch stride shows).
 double sampledError(const rt::Manifest &m, const Run &run,
                     const rt::ArgumentMap &args, const Options &o) {
   const rt::Constants &k = m.constants;
@@ -168,12 +171,13 @@ double sampledError(const rt::Manifest &m, const Run &run,
   std::vector<int64_t> heads;
   for (int i = 0; i < o.checkHeads && i < k.nheads; ++i)
     heads.push_back(o.checkHeads == 1 ? 0 : i * (k.nheads - 1) / (o.checkHeads - 1));
+  int64_t row = run.batch - 1;
   std::vector<ReferenceResult> refs(heads.size());
   std::vector<std::thread> workers;
   for (size_t i = 0; i < heads.size(); ++i)
     workers.emplace_back([&, i] {
       refs[i] = runReference(
-          headCase(m, run.batch, run.seqlen, o.seed, 0, heads[i], tokens));
+          headCase(m, run.batch, run.seqlen, o.seed, row, heads[i], tokens));
     });
   for (std::thread &w : workers)
     w.join();
@@ -185,12 +189,12 @@ double sampledError(const rt::Manifest &m, const Run &run,
   for (size_t i = 0; i < heads.size(); ++i) {
     for (int64_t l = 0; l < tokens; ++l)
       for (int64_t j = 0; j < p; ++j) {
-        gotY.push_back(y[(l * h + heads[i]) * p + j]);
+        gotY.push_back(y[((row * run.seqlen + l) * h + heads[i]) * p + j]);
         refY.push_back(refs[i].y[l * p + j]);
       }
     if (tokens == run.seqlen)
       for (int64_t j = 0; j < p * n; ++j) {
-        gotS.push_back(fs[heads[i] * p * n + j]);
+        gotS.push_back(fs[(row * h + heads[i]) * p * n + j]);
         refS.push_back(refs[i].finalStates[j]);
       }
   }
@@ -227,7 +231,7 @@ Expected<Prepared> prepare(const Run &run, const Options &o) {
   std::vector<DeviceProblem> problems;
   for (int s = 0; s < sets; ++s) {
     Expected<DeviceProblem> p =
-        makeDeviceProblem(m, run.batch, run.seqlen, o.seed + s);
+        makeDeviceProblem(m, run.batch, run.seqlen, o.seed + s, o.rowPad);
     if (!p.ok())
       return p.status();
     problems.push_back(p.take());
@@ -372,7 +376,8 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
       << "]"
       << ", \"warmup\": " << o.warmup << ", \"iters\": " << o.iters
       << ", \"check_heads\": " << o.checkHeads
-      << ", \"check_tokens\": " << o.checkTokens;
+      << ", \"check_tokens\": " << o.checkTokens
+      << ", \"row_pad\": " << o.rowPad;
   if (!profile.empty())
     row << ", \"chain_profile\": " << jsonString(profile);
   row << "}";
@@ -415,6 +420,10 @@ int main(int argc, char **argv) {
       o.json = value();
     } else if (a == "--profile") {
       o.profileDir = value();
+    } else if (a == "--row-pad") {
+      o.rowPad = std::atoll(value().c_str());
+      if (o.rowPad < 0)
+        return usage("--row-pad: expected N >= 0");
     } else if (a == "--seed") {
       o.seed = std::strtoull(value().c_str(), nullptr, 10);
     } else {

@@ -12,6 +12,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
+#include <numeric>
 
 using namespace ssd::rt;
 
@@ -160,12 +161,29 @@ Status checkStrides(const TensorSpec &spec, const TensorArg &arg) {
                                        " are not contiguous, expected " +
                                        formatShape(dense));
     break;
-  case Layout::InnerContiguous:
+  case Layout::InnerContiguous: {
+    int64_t bytes = dtypeBytes(arg.dtype), rowAlign = spec.alignment;
     if (rank && arg.shape[rank - 1] > 1 && arg.strides[rank - 1] != 1)
       return argError(spec.name, "innermost stride is " +
                                      std::to_string(arg.strides[rank - 1]) +
                                      ", expected 1");
+    // A view keeps the alignment the dense layout gives every row (the
+    // base's, at most): the kernels size their vector loads, and TMA its
+    // strides, by it.
+    for (size_t d = 0; d + 1 < rank; ++d)
+      if (arg.shape[d] > 1)
+        rowAlign = std::gcd(rowAlign, dense[d] * bytes);
+    for (size_t d = 0; d + 1 < rank; ++d)
+      if (arg.shape[d] > 1 && arg.strides[d] * bytes % rowAlign)
+        return argError(spec.name,
+                        "stride " + std::to_string(arg.strides[d]) +
+                            " of dimension " + std::to_string(d) + " is " +
+                            std::to_string(arg.strides[d] * bytes) +
+                            " bytes; rows must start at multiples of " +
+                            std::to_string(rowAlign) +
+                            " bytes, as in the dense layout");
     break;
+  }
   case Layout::Strided:
     break;
   }

@@ -9,6 +9,8 @@ _library says where else it is looked for.
 from __future__ import annotations
 
 import ctypes
+import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -104,6 +106,12 @@ class Artifact:
         _check(self._lib.ssdRtArtifactLoad(folder.encode(), ctypes.byref(handle)))
         self._handle: int | None = handle.value
         self.folder = folder
+        # Per tensor: (layout, alignment in bytes), as the manifest asks.
+        with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
+            tensors = json.load(f)["tensors"]
+        self.layouts: dict[str, tuple[str, int]] = {
+            t["name"]: (t.get("layout", "contiguous"), int(t.get("alignment", 16)))
+            for t in tensors}
 
     @property
     def target(self) -> str:

@@ -252,11 +252,33 @@ def _dense(t: Tensor) -> Tensor:
     return t.contiguous()
 
 
-def _aligned(t: Tensor) -> Tensor:
-    """t, or a copy where the runtime's contiguous, 16-byte aligned layout
-    needs one (the manifests of the project's kernels ask for it)."""
+def _takes_view(t: Tensor, layout: str, alignment: int) -> bool:
+    """Whether a kernel whose manifest gives this tensor `layout` and
+    `alignment` reads t in place: under `inner_contiguous` the innermost
+    stride is 1 and the rows start on the boundaries the dense layout gives
+    them (mamba_ssm's x/B/C/z/dt views of one projection, for instance).
+    The runtime checks the same rule."""
+    if layout != "inner_contiguous" or t.data_ptr() % alignment:
+        return False
+    sizes, strides, size = t.shape, t.stride(), t.element_size()
+    if sizes and sizes[-1] > 1 and strides[-1] != 1:
+        return False
+    outer = [d for d in range(len(sizes) - 1) if sizes[d] > 1]
+    row_align, dense = alignment, 1
+    for d in range(len(sizes) - 1, -1, -1):
+        if d in outer:
+            row_align = math.gcd(row_align, dense * size)
+        dense *= sizes[d]
+    return all(strides[d] * size % row_align == 0 for d in outer)
+
+
+def _as_taken(t: Tensor, layout: str, alignment: int) -> Tensor:
+    """t itself where the kernel takes it as it is, else one dense copy
+    aligned as the manifest asks."""
+    if not t.numel() or _takes_view(t, layout, alignment):
+        return t
     t = t.contiguous()
-    if t.numel() and t.data_ptr() % 16:
+    if t.data_ptr() % alignment:
         t = t.clone()
     return t
 
@@ -271,7 +293,10 @@ def _run_gpu(spec: LayerSpec, inputs: dict[str, Tensor], y: Tensor,
     index = device.index if device.index is not None else torch.cuda.current_device()
     with torch.cuda.device(index):
         artifact = _artifact(spec, device)
-        all_tensors = {**inputs, "y": y, "final_states": states}
+        all_tensors = {
+            name: _as_taken(t, *artifact.layouts.get(name, ("contiguous", 16)))
+            for name, t in inputs.items()}
+        all_tensors.update(y=y, final_states=states)  # fresh, dense, aligned
         tensors = [
             _runtime.DeviceTensor(name, t.data_ptr(), names[t.dtype], _shape(t),
                                   [int(s) for s in t.stride()], index)
@@ -325,7 +350,8 @@ def _chunk_scan_combined(
         raise NotImplementedError(
             f"ssd_mlir.torch.mamba_chunk_scan_combined runs on CPU and CUDA tensors, "
             f"got {x.device}")
-    prepare = _aligned if cuda else _dense
+    # CUDA inputs are fitted to the artifact's layouts once it is loaded.
+    prepare = (lambda t: t) if cuda else _dense
     inputs: dict[str, Tensor] = {
         "x": prepare(x),
         "dt": prepare(dt.to(torch.float32)),

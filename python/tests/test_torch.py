@@ -129,6 +129,41 @@ def test_strided_views_are_accepted():
     assert torch.equal(y, y_dense)
 
 
+def test_views_the_kernels_read_in_place():
+    # The rule a GPU artifact's `inner_contiguous` tensors follow (checked
+    # here on host tensors: it reads only sizes, strides and addresses).
+    from ssd_mlir.torch import _as_taken, _takes_view
+    rows = torch.zeros(3, 40, 24 + 8, dtype=torch.bfloat16)  # 64-byte rows
+    x = rows[..., :24].view(3, 40, 3, 8)  # 16-byte head rows
+    assert _takes_view(x, "inner_contiguous", 16)
+    assert _as_taken(x, "inner_contiguous", 16) is x
+    # A contiguous layout, or rows that do not keep the alignment, take a copy.
+    assert not _takes_view(x, "contiguous", 16)
+    dense = _as_taken(x, "contiguous", 16)
+    assert dense.is_contiguous() and torch.equal(dense, x)
+    odd = torch.zeros(3, 40, 25, dtype=torch.bfloat16)[..., :24]  # 50-byte rows
+    assert not _takes_view(odd, "inner_contiguous", 16)
+    assert _as_taken(odd, "inner_contiguous", 16).is_contiguous()
+    # Rows of 4 channels start on 8-byte boundaries when dense (the kernels
+    # are built for that): dense such tensors, and views that keep 8-byte
+    # rows, are taken; 4-byte rows are not.
+    small = torch.zeros(3, 40, 2, 4, dtype=torch.bfloat16)
+    assert _takes_view(small, "inner_contiguous", 16)
+    wide = torch.zeros(3, 40, 12, dtype=torch.bfloat16)[..., :8].view(3, 40, 2, 4)
+    assert _takes_view(wide, "inner_contiguous", 16)
+    narrow = torch.zeros(3, 40, 10, dtype=torch.bfloat16)[..., :8].view(3, 40, 2, 4)
+    assert not _takes_view(narrow, "inner_contiguous", 16)
+    # The innermost dimension must be dense; a size-1 dimension's stride is
+    # never stepped over.
+    assert not _takes_view(rows.transpose(1, 2), "inner_contiguous", 16)
+    assert _takes_view(rows[:1, :, :8].expand(1, 40, 8), "inner_contiguous", 16)
+    # A misaligned base is copied to an aligned one.
+    shifted = torch.zeros(200, dtype=torch.bfloat16)[1:97].view(4, 24)
+    assert shifted.data_ptr() % 16
+    fixed = _as_taken(shifted, "inner_contiguous", 16)
+    assert fixed.data_ptr() % 16 == 0 and torch.equal(fixed, shifted)
+
+
 def test_one_kernel_serves_every_batch_and_length():
     from ssd_mlir import torch as op_module
     first = small(D="h", seed=1)

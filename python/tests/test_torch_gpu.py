@@ -120,17 +120,42 @@ def plain_case():
     return args, call
 
 
-def test_in_proj_views_match_contiguous_inputs():
-    args, call = plain_case()
+def projection_views(args):
+    """x, B, C, z and dt as a Mamba-2 layer hands them over: z and dt views
+    of the in_proj output, x, B and C views of the conv output."""
     b, L, h, p = args["x"].shape
     g, n = args["B"].shape[2:]
-    xbc = torch.cat([args["x"].reshape(b, L, -1), args["B"].reshape(b, L, -1),
-                     args["C"].reshape(b, L, -1)], dim=-1)
+    flat = lambda t: t.reshape(b, L, -1)
+    xbc = torch.cat([flat(args["x"]), flat(args["B"]), flat(args["C"])], dim=-1)
     x, B, C = torch.split(xbc, [h * p, g * n, g * n], dim=-1)
     views = dict(args, x=x.view(b, L, h, p), B=B.view(b, L, g, n), C=C.view(b, L, g, n))
-    assert not views["x"].is_contiguous()
-    assert torch.equal(mamba_chunk_scan_combined(**views, **call),
-                       mamba_chunk_scan_combined(**args, **call))
+    # dt stays float32 (a low-precision dt is converted, a copy anyway); its
+    # rows are padded to a 16-byte multiple, as the projection's are.
+    pad = 4 - h % 4 + 4
+    dt_rows = torch.cat([args["dt"], torch.zeros(b, L, pad, device=args["dt"].device)], -1)
+    views["dt"] = dt_rows[..., :h]
+    if "z" in args:
+        zx = torch.cat([flat(args["z"]), flat(args["x"])], dim=-1)
+        views["z"] = zx[..., :h * p].view(b, L, h, p)
+    return views
+
+
+@pytest.mark.parametrize("name", ["plain-f32", "mamba2-bf16"])
+def test_projection_views_are_read_in_place(name):
+    args, call, _, _ = load(name)
+    views = projection_views(args)
+    out = mamba_chunk_scan_combined(**views, **call)
+    artifact = ssd_torch._artifact(ssd_torch.kernel_spec(**views, **call),
+                                   views["x"].device)
+    for key in ("x", "B", "C", "dt", "z"):
+        if key in args:
+            assert not views[key].is_contiguous(), key
+            layout = artifact.layouts[key]
+            assert ssd_torch._as_taken(views[key], *layout) is views[key], (key, layout)
+    expected = mamba_chunk_scan_combined(**args, **call)
+    for got, want in zip(out if isinstance(out, tuple) else (out,),
+                         expected if isinstance(expected, tuple) else (expected,)):
+        assert torch.equal(got, want)
 
 
 def test_launches_on_the_current_stream():

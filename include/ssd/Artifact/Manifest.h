@@ -54,7 +54,7 @@ struct Constants {
 
 enum class Layout {
   Contiguous,      ///< Row-major dense strides.
-  InnerContiguous, ///< The innermost stride is 1; others are free.
+  InnerContiguous, ///< Innermost stride 1; other strides keep `alignment`.
   Strided,         ///< Any non-negative strides.
 };
 

@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "ssd/Dialect/SSD/IR/SSDOps.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <string>
@@ -34,6 +35,19 @@ struct BufferSpec {
   llvm::SmallVector<std::string> shape; // per dimension: a number or symbol
   bool output = false;                  // tensors: y, final_states
   bool isWorkspace = false;
+
+  /// x, dt, B, C and z may be strided views (a model's in_proj split hands
+  /// them out of one projection buffer): every stride but the innermost is
+  /// a kernel argument, and the manifest asks only for a dense innermost
+  /// dimension.
+  bool acceptsViews() const {
+    return !isWorkspace && llvm::is_contained({"x", "dt", "B", "C", "z"},
+                                              llvm::StringRef(name));
+  }
+
+  /// The kernels' parameter type: the buffer as a memref, with dynamic outer
+  /// strides where it accepts views.
+  mlir::MemRefType memrefType() const;
 };
 
 struct SSDProblem {

@@ -52,6 +52,9 @@ DictionaryAttr bufferEntry(Builder &b, const BufferSpec &s) {
   fields.push_back(b.getNamedAttr("shape", b.getArrayAttr(shape)));
   if (s.output)
     fields.push_back(b.getNamedAttr("output", b.getBoolAttr(true)));
+  if (s.acceptsViews())
+    fields.push_back(
+        b.getNamedAttr("layout", b.getStringAttr("inner_contiguous")));
   return b.getDictionaryAttr(fields);
 }
 

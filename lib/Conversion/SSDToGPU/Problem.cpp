@@ -416,6 +416,16 @@ Value KernelFunc::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
   return buffer;
 }
 
+MemRefType BufferSpec::memrefType() const {
+  if (!acceptsViews())
+    return MemRefType::get(type.getShape(), type.getElementType());
+  SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
+  strides.back() = 1;
+  return MemRefType::get(
+      type.getShape(), type.getElementType(),
+      StridedLayoutAttr::get(type.getContext(), /*offset=*/0, strides));
+}
+
 KernelFunc createKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                         const SSDProblem &p, const KernelInfo &info) {
   SmallVector<Type> types;
@@ -426,8 +436,7 @@ KernelFunc createKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
     }
     const BufferSpec *spec = p.find(param.name);
     assert(spec && "kernel parameter names a known buffer");
-    types.push_back(MemRefType::get(spec->type.getShape(),
-                                    spec->type.getElementType()));
+    types.push_back(spec->memrefType());
   }
   b.setInsertionPointToEnd(module.getBody());
   auto func = gpu::GPUFuncOp::create(b, info.name,

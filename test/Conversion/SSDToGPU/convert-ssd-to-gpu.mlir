@@ -13,16 +13,16 @@
 // CHECK-SAME: name = "ssd_chunk_state"
 // CHECK-SAME: {block = [256], grid = [32, 80, 1], name = "ssd_state_passing"
 // CHECK-SAME: name = "ssd_chunk_scan", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "prev_states"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "y"}]
-// CHECK-SAME: tensors = [{dtype = "bf16", name = "x", shape = [1, "L", 80, 64]}, {dtype = "f32", name = "dt", shape = [1, "L", 80]}, {dtype = "f32", name = "A", shape = [80]}, {dtype = "bf16", name = "B", shape = [1, "L", 1, 128]}, {dtype = "bf16", name = "C", shape = [1, "L", 1, 128]}, {dtype = "f32", name = "D", shape = [80]}, {dtype = "f32", name = "dt_bias", shape = [80]}, {dtype = "bf16", name = "y", output = true, shape = [1, "L", 80, 64]}, {dtype = "f32", name = "final_states", output = true, shape = [1, 80, 64, 128]}]
+// CHECK-SAME: tensors = [{dtype = "bf16", layout = "inner_contiguous", name = "x", shape = [1, "L", 80, 64]}, {dtype = "f32", layout = "inner_contiguous", name = "dt", shape = [1, "L", 80]}, {dtype = "f32", name = "A", shape = [80]}, {dtype = "bf16", layout = "inner_contiguous", name = "B", shape = [1, "L", 1, 128]}, {dtype = "bf16", layout = "inner_contiguous", name = "C", shape = [1, "L", 1, 128]}, {dtype = "f32", name = "D", shape = [80]}, {dtype = "f32", name = "dt_bias", shape = [80]}, {dtype = "bf16", name = "y", output = true, shape = [1, "L", 80, 64]}, {dtype = "f32", name = "final_states", output = true, shape = [1, 80, 64, 128]}]
 // CHECK-SAME: workspaces = [{dtype = "f32", name = "dt_out", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "dA_cumsum", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "CB", shape = [1, "nc", 1, 128, 128]}, {dtype = "f32", name = "states", shape = [1, "nc", 80, 64, 128]}, {dtype = "f32", name = "prev_states", shape = [1, "nc", 80, 64, 128]}]
 // CHECK-NOT: func.func
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
-// CHECK: gpu.func @ssd_chunk_cumsum(%{{.*}}: memref<1x?x80xf32>, %{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %{{.*}}: memref<1x80x?x128xf32>, %{{.*}}: memref<1x80x?x128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK: gpu.func @ssd_chunk_cumsum(%{{.*}}: memref<1x?x80xf32, strided<[?, ?, 1]>>, %{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %{{.*}}: memref<1x80x?x128xf32>, %{{.*}}: memref<1x80x?x128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK: math.log1p
 // The products fill two shared stages (one 16-byte aligned byte buffer,
 // viewed per layout) from 16-byte global loads issued a slice ahead.
-// CHECK: gpu.func @ssd_bmm(%{{.*}}: memref<1x?x1x128xbf16>, %{{.*}}: memref<1x?x1x128xbf16>, %{{.*}}: memref<1x?x1x128x128xf32>) workgroup(%{{.*}} : memref<20480xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
-// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x?x1x128xbf16>, vector<8xbf16>
+// CHECK: gpu.func @ssd_bmm(%{{.*}}: memref<1x?x1x128xbf16, strided<[?, ?, ?, 1]>>, %{{.*}}: memref<1x?x1x128xbf16, strided<[?, ?, ?, 1]>>, %{{.*}}: memref<1x?x1x128x128xf32>) workgroup(%{{.*}} : memref<20480xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x?x1x128xbf16, strided<[?, ?, ?, 1]>>, vector<8xbf16>
 // CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: gpu.barrier
 // CHECK: scf.for

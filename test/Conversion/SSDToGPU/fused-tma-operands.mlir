@@ -36,7 +36,7 @@
 // TMA: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PARITY]]
 // x reaches the block by TMA alone: the products and the epilogue's D x read
 // its rows in shared memory, never x in global memory.
-// XROWS: gpu.func @ssd_fused(%[[X:arg0]]: memref<1x?x80x64xbf16>
+// XROWS: gpu.func @ssd_fused(%[[X:arg0]]: memref<1x?x80x64xbf16, strided<[?, ?, ?, 1]>>
 // XROWS-NOT: load %[[X]][
 // XROWS: gpu.return
 // The chunk-state product reads B swizzled: chunk (n % 64) / 8 of row l at

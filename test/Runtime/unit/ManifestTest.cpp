@@ -47,6 +47,7 @@ TEST(Manifest, ReadsTheExample) {
   EXPECT_EQ(x->layout, Layout::Contiguous);
   EXPECT_FALSE(x->optional);
   EXPECT_TRUE(m->findTensor("z")->optional);
+  EXPECT_EQ(m->findTensor("z")->layout, Layout::InnerContiguous);
   EXPECT_TRUE(m->findTensor("y")->output);
   EXPECT_EQ(m->findTensor("C")->alignment, 128);
   EXPECT_EQ(m->findTensor("D")->layout, Layout::Strided);

@@ -185,6 +185,36 @@ TEST_F(PlanTest, StridedLayoutAcceptsStrides) {
             "tensor argument 'D': negative stride -1 in dimension 0");
 }
 
+// z as a model's projection split hands it out: one token's row of a wider
+// buffer (W elements per token), its own channels dense.
+TEST_F(PlanTest, InnerContiguousTakesProjectionViews) {
+  const int64_t w = 8 * 64 * 2 + 2 * 2 * 128 + 8; // z, x, B, C, dt
+  args["z"] = TensorArg{fakePointer(20), DType::BF16, {2, 300, 8, 64},
+                        {300 * w, w, 64, 1}, 0};
+  Expected<LaunchPlan> plan = planLaunch(manifest, args, device);
+  EXPECT_TRUE(plan.ok()) << plan.message();
+  args["z"].strides = {300 * w, w, 64, 2};
+  EXPECT_EQ(errorOf(), "tensor argument 'z': innermost stride is 2, "
+                       "expected 1");
+}
+
+TEST_F(PlanTest, InnerContiguousRowsKeepTheAlignment) {
+  // 1545 bf16 elements are 3090 bytes: the second token's row would start
+  // 2 bytes past a 16-byte boundary, where the dense layout's rows (128
+  // bytes per head) all start on one.
+  args["z"] = TensorArg{fakePointer(20), DType::BF16, {2, 300, 8, 64},
+                        {300 * 1552, 1545, 64, 1}, 0};
+  EXPECT_EQ(errorOf(), "tensor argument 'z': stride 1545 of dimension 1 is "
+                       "3090 bytes; rows must start at multiples of 16 bytes, "
+                       "as in the dense layout");
+  // A dimension of size 1 is never stepped over.
+  setProblem(1, 300);
+  args["z"] = TensorArg{fakePointer(20), DType::BF16, {1, 300, 8, 64},
+                        {7, 1544, 64, 1}, 0};
+  Expected<LaunchPlan> plan = planLaunch(manifest, args, device);
+  EXPECT_TRUE(plan.ok()) << plan.message();
+}
+
 TEST_F(PlanTest, Misaligned) {
   args["C"].devicePtr = static_cast<char *>(args["C"].devicePtr) + 64;
   EXPECT_EQ(errorOf(), "tensor argument 'C': device pointer 0x7f0040000040 is "

@@ -32,7 +32,8 @@ inline const char *kManifest = R"json({
     {"name": "B", "dtype": "bf16", "shape": ["b", "L", "g", "n"]},
     {"name": "C", "dtype": "bf16", "shape": ["b", "L", "g", "n"], "alignment": 128},
     {"name": "D", "dtype": "f32", "shape": ["h"], "layout": "strided"},
-    {"name": "z", "dtype": "bf16", "shape": ["b", "L", 8, 64], "optional": true},
+    {"name": "z", "dtype": "bf16", "shape": ["b", "L", 8, 64], "optional": true,
+     "layout": "inner_contiguous"},
     {"name": "y", "dtype": "bf16", "shape": ["b", "L", 8, 64], "output": true},
     {"name": "final_states", "dtype": "f32", "shape": ["b", 8, 64, 128], "output": true}
   ],
