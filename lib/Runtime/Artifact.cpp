@@ -14,6 +14,7 @@
 #include "TensorMap.h"
 
 #include <cerrno>
+#include <deque>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -121,6 +122,11 @@ struct Artifact::Impl {
 
   std::mutex mutex;
   std::map<CUcontext, LoadedModule> modules;
+  // The TMA descriptors of launches captured into CUDA graphs. A captured
+  // copy reads its host source at every replay, so each captured launch
+  // keeps its own (never reused, 128 bytes each) while the artifact lives;
+  // a deque keeps their addresses stable as it grows.
+  std::deque<CUtensorMap> capturedDescriptors;
 
   ~Impl() {
     // Errors are ignored: the context may already be gone.
@@ -129,6 +135,13 @@ struct Artifact::Impl {
   }
 
   Expected<const LoadedModule *> moduleFor(const Driver &d, CUcontext ctx);
+
+  /// Host memory holding map for as long as a graph may replay a copy of it.
+  const CUtensorMap *keepForReplays(const CUtensorMap &map) {
+    std::lock_guard<std::mutex> lock(mutex);
+    capturedDescriptors.push_back(map);
+    return &capturedDescriptors.back();
+  }
 };
 
 Expected<const LoadedModule *> Artifact::Impl::moduleFor(const Driver &d,
@@ -268,6 +281,13 @@ Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
       return d.error(r, "zeroing workspace '" + w.name + "'");
   }
 
+  // Outside capture a copy from pageable host memory is staged before
+  // cuMemcpyHtoDAsync returns; a captured one reads its source at replay.
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (CUresult r = d.cuStreamIsCapturing(stream, &capture); r != CUDA_SUCCESS)
+    return d.error(r, "querying whether the stream is capturing a graph");
+  bool capturing = capture != CU_STREAM_CAPTURE_STATUS_NONE;
+
   const Manifest &m = impl->manifest;
   for (size_t ki = 0; ki < plan->kernels.size(); ++ki) {
     const KernelLaunch &launch = plan->kernels[ki];
@@ -295,8 +315,10 @@ Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
         return map.status();
       maps[pi] = *map;
       if (!p.tensorMap.byValue) {
+        const CUtensorMap *source =
+            capturing ? impl->keepForReplays(maps[pi]) : &maps[pi];
         CUresult r =
-            d.cuMemcpyHtoDAsync(base + launch.descriptorOffsets[pi], &maps[pi],
+            d.cuMemcpyHtoDAsync(base + launch.descriptorOffsets[pi], source,
                                 sizeof(CUtensorMap), stream);
         if (r != CUDA_SUCCESS)
           return d.error(r, where + ": copying the TMA descriptor of '" +

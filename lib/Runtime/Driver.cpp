@@ -83,6 +83,7 @@ Status resolveAll(Resolver &r, Driver &d) {
   SSD_RT_RESOLVE(cuMemFreeAsync);
   SSD_RT_RESOLVE(cuMemsetD8Async);
   SSD_RT_RESOLVE(cuMemcpyHtoDAsync);
+  SSD_RT_RESOLVE(cuStreamIsCapturing);
 #undef SSD_RT_RESOLVE
   return Status::success();
 }

@@ -53,6 +53,7 @@ struct Driver {
   CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+  CUresult (*cuStreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
 
   /// "what: CUDA_ERROR_NAME: description" for a failed call.
   Status error(CUresult result, const std::string &what) const;

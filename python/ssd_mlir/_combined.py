@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional, TypeVar, Union
 
@@ -293,10 +293,14 @@ def checked_call(
     kind: ArrayKind, x: Any, dt: Any, A: Any, B: Any, C: Any, chunk_size: int,
     D: Any, z: Any, dt_bias: Any, initial_states: Any, seq_idx: Any, cu_seqlens: Any,
     dt_softplus: bool, dt_limit: Any, return_varlen_states: bool,
+    kernel_chunk_size: Optional[Callable[[int], int]] = None,
 ) -> Call:
-    """mamba_chunk_scan_combined's arguments checked, with the kernel they need."""
+    """mamba_chunk_scan_combined's arguments checked, with the kernel they
+    need: at chunk_size, or at kernel_chunk_size(chunk_size) where given."""
     check_arguments(kind, x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
                     seq_idx, cu_seqlens, dt_limit, return_varlen_states)
+    if kernel_chunk_size is not None:
+        chunk_size = kernel_chunk_size(chunk_size)
     limit = (float(dt_limit[0]), float(dt_limit[1]))
     varlen = bool(return_varlen_states)
     b, L, h, p = kind.shape(x)

@@ -20,6 +20,14 @@ compute capability): loaded from $SSD_MLIR_ARTIFACTS (folders named by
 ``artifact_name``), else compiled on demand into $SSD_MLIR_CACHE where
 libSSDCAPI (MLIR) is present; otherwise the error gives the ssd-compile
 command that builds the missing artifact.
+
+The chunk size is a blocking of the computation, not part of its result
+(outputs agree across chunk sizes to rounding, within the golden bounds), so
+CUDA tensors run the GPU kernel at the chunk size it is fastest at, 128,
+whatever chunk_size asks (Mamba-2 models ask 256, where the fused kernel is
+1.4x slower); $SSD_MLIR_CHUNK_SIZE=requested runs the requested one, and a
+power of two there runs that one. ``kernel_spec`` gives the GPU kernel a
+call runs. CPU tensors run chunk_size as asked.
 """
 
 # No `from __future__ import annotations`: torch.library infers the op's
@@ -41,9 +49,12 @@ from ._library import LibraryNotFoundError
 __all__ = [
     "ARTIFACTS_ENV",
     "CACHE_ENV",
+    "CHUNK_SIZE_ENV",
+    "TUNED_CHUNK_SIZE",
     "ArtifactNotFoundError",
     "artifact_name",
     "compile_command",
+    "kernel_chunk_size",
     "kernel_spec",
     "layer_spec",
     "mamba_chunk_scan_combined",
@@ -52,6 +63,11 @@ __all__ = [
 ARTIFACTS_ENV = "SSD_MLIR_ARTIFACTS"
 CACHE_ENV = "SSD_MLIR_CACHE"
 THREADS_ENV = _combined.THREADS_ENV
+CHUNK_SIZE_ENV = "SSD_MLIR_CHUNK_SIZE"
+# The fused Hopper kernel's fastest chunk size: the Mamba-2 2.7B layer (bf16,
+# H200, c5de1fa) takes 0.149 / 0.634 / 4.61 / 4.67 ms at chunk 128 against
+# 0.202 / 0.870 / 6.33 / 6.38 at 256 (b1 2K / 16K / 128K, b8 16K).
+TUNED_CHUNK_SIZE = 128
 
 _IO_DTYPES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}
 
@@ -114,6 +130,23 @@ def layer_spec(
                                 dt_limit=dt_limit)
 
 
+def kernel_chunk_size(chunk_size: int) -> int:
+    """The chunk size the GPU kernels run for a call that asks chunk_size:
+    TUNED_CHUNK_SIZE, unless $SSD_MLIR_CHUNK_SIZE says `requested` (then
+    chunk_size) or names a power of two (then that)."""
+    setting = os.environ.get(CHUNK_SIZE_ENV, "").strip().lower()
+    if setting in ("", "tuned"):
+        return TUNED_CHUNK_SIZE
+    if setting == "requested":
+        return chunk_size
+    value = int(setting) if setting.isdigit() else 0
+    if value <= 0 or value & (value - 1):
+        raise ValueError(
+            f"${CHUNK_SIZE_ENV}: expected 'tuned', 'requested' or a power of two, "
+            f"got {setting!r}")
+    return value
+
+
 def _checked_call(
     x: Tensor, dt: Tensor, A: Tensor, B: Tensor, C: Tensor, chunk_size: int,
     D: Optional[Tensor], z: Optional[Tensor], dt_bias: Optional[Tensor],
@@ -121,9 +154,11 @@ def _checked_call(
     cu_seqlens: Optional[Tensor], dt_softplus: bool, dt_limit: Any,
     return_varlen_states: bool,
 ) -> _combined.Call:
+    """The arguments checked (chunk_size as asked), with the kernel the call
+    runs (at kernel_chunk_size(chunk_size))."""
     return _combined.checked_call(_TORCH, x, dt, A, B, C, chunk_size, D, z, dt_bias,
                                   initial_states, seq_idx, cu_seqlens, dt_softplus,
-                                  dt_limit, return_varlen_states)
+                                  dt_limit, return_varlen_states, kernel_chunk_size)
 
 
 def kernel_spec(
@@ -134,9 +169,10 @@ def kernel_spec(
     dt_softplus: bool = False, dt_limit: Tuple[float, float] = (0.0, float("inf")),
     return_final_states: bool = False, return_varlen_states: bool = False,
 ) -> LayerSpec:
-    """The kernel that mamba_chunk_scan_combined(same arguments) runs; with
-    artifact_name and compile_command it says which artifact to build
-    ahead of time for a GPU machine without MLIR."""
+    """The kernel that mamba_chunk_scan_combined(same arguments) runs on a
+    GPU (at kernel_chunk_size(chunk_size)); with artifact_name and
+    compile_command it says which artifact to build ahead of time for a GPU
+    machine without MLIR."""
     return _checked_call(x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
                          seq_idx, cu_seqlens, dt_softplus, dt_limit,
                          return_varlen_states).spec
@@ -217,7 +253,8 @@ def _find_or_compile(spec: LayerSpec, target: str) -> str:
             f"{folder.parent}), and libSSDCAPI (the compiler) is not available "
             f"here to build one. Where MLIR is installed, run\n  "
             f"{compile_command(spec, target)}\nand set {ARTIFACTS_ENV} to that "
-            "folder on this machine.") from None
+            f"folder on this machine (chunk {spec.chunk_size} is the chunk size the "
+            f"kernels run: see ${CHUNK_SIZE_ENV}).") from None
     folder.parent.mkdir(parents=True, exist_ok=True)
     # Written under a private name, then renamed: another process may race.
     partial = folder.parent / f".{name}.{os.getpid()}.{threading.get_ident()}"
@@ -458,8 +495,10 @@ def mamba_chunk_scan_combined(
                          seq_idx, cu_seqlens, dt_softplus, dt_limit,
                          return_varlen_states)
     lo, hi = call.dt_limit
+    # The CPU kernels are JIT-compiled for the chunk size as asked.
+    chunk = chunk_size if x.device.type == "cpu" else call.spec.chunk_size
     outputs: Tuple[Tensor, Tensor, Tensor] = _chunk_scan_combined(
-        x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states, seq_idx,
+        x, dt, A, B, C, chunk, D, z, dt_bias, initial_states, seq_idx,
         cu_seqlens if return_varlen_states else None, bool(dt_softplus), lo, hi,
         call.varlen)
     y, final_states, varlen_states = outputs

@@ -62,17 +62,19 @@ def make_model(config: dict[str, Any], seed: int = 0, dtype: torch.dtype = torch
 def prefill_specs(config: dict[str, Any], dtype: torch.dtype, batch: int = 1,
                   seqlen: int = 64) -> list[Any]:
     """The LayerSpecs (ssd_mlir.torch.kernel_spec) of the SSD calls a prefill of
-    this model makes, with and without a cache, found on the meta device."""
-    from ssd_mlir.torch import kernel_spec
+    this model makes, with and without a cache, at the tuned chunk size and at
+    the model's own, found on the meta device."""
     from ssd_mlir.transformers import route_ssd
+    from torch_cases import kernel_specs
 
     specs: list[Any] = []
 
     def record(x: torch.Tensor, dt: torch.Tensor, A: torch.Tensor, B: torch.Tensor,
                C: torch.Tensor, chunk_size: int, **call: Any) -> Any:
-        spec = kernel_spec(x, dt, A, B, C, chunk_size, **call)
-        if spec not in specs:
-            specs.append(spec)
+        for spec in kernel_specs(dict(x=x, dt=dt, A=A, B=B, C=C),
+                                 dict(call, chunk_size=chunk_size)):
+            if spec not in specs:
+                specs.append(spec)
         b, L, h, p = x.shape
         y = torch.empty_like(x)
         if call.get("return_final_states"):

@@ -72,6 +72,41 @@ def test_chunk_size_is_not_semantic(chunk_size):
     assert rel_error(final, expected_states) <= 1e-4
 
 
+def test_kernel_chunk_size(monkeypatch):
+    from ssd_mlir.torch import CHUNK_SIZE_ENV, TUNED_CHUNK_SIZE, kernel_chunk_size, kernel_spec
+    args = small()
+    monkeypatch.delenv(CHUNK_SIZE_ENV, raising=False)
+    assert kernel_chunk_size(256) == TUNED_CHUNK_SIZE == 128
+    assert kernel_spec(**args, chunk_size=8).chunk_size == TUNED_CHUNK_SIZE
+    for setting, expected in (("tuned", 128), ("requested", 8), (" Requested ", 8), ("32", 32)):
+        monkeypatch.setenv(CHUNK_SIZE_ENV, setting)
+        assert kernel_chunk_size(8) == expected, setting
+        assert kernel_spec(**args, chunk_size=8).chunk_size == expected, setting
+    for setting in ("fast", "24", "0", "-64"):
+        monkeypatch.setenv(CHUNK_SIZE_ENV, setting)
+        message = (rf"\$SSD_MLIR_CHUNK_SIZE: expected 'tuned', 'requested' or a power "
+                   rf"of two, got '{setting}'")
+        with pytest.raises(ValueError, match=message):
+            kernel_chunk_size(8)
+        with pytest.raises(ValueError, match=message):
+            mamba_chunk_scan_combined(**args, chunk_size=8)
+
+
+def test_cpu_runs_the_requested_chunk_size(monkeypatch):
+    # CPU tensors keep chunk_size as asked whatever the GPU setting: its
+    # kernel is JIT-compiled for the call's chunk size.
+    from ssd_mlir import _combined
+    from ssd_mlir.torch import CHUNK_SIZE_ENV
+    monkeypatch.delenv(CHUNK_SIZE_ENV, raising=False)
+    compiled = []
+    real = _combined.cpu_kernel
+    monkeypatch.setattr(_combined, "cpu_kernel",
+                        lambda spec: compiled.append(spec.chunk_size) or real(spec))
+    args = small()
+    mamba_chunk_scan_combined(**args, chunk_size=4)
+    assert compiled == [4]
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
 def test_varlen_states(dtype):
     cu = (0, 5, 5, 21, 37)  # an empty sequence in the middle
@@ -357,12 +392,15 @@ def test_missing_artifact_without_compiler_names_ssd_compile(tmp_path, monkeypat
     monkeypatch.setattr(layer_module, "lib", no_library)
     monkeypatch.setenv("SSD_MLIR_ARTIFACTS", str(tmp_path))
     monkeypatch.setenv("SSD_MLIR_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("SSD_MLIR_CHUNK_SIZE", "requested")
     spec = kernel_spec(**small(D="h"), chunk_size=64)
     with pytest.raises(ArtifactNotFoundError,
                        match=r"(?s)no SSD-MLIR artifact h4-p4-n8-g2-q64-f32-sf32-D-sm_90a .*"
                              r"ssd-compile --nheads 4 --headdim 4 --dstate 8 --ngroups 2 "
                              r"--chunk-size 64 --dtype f32 --state-dtype f32 --features D "
-                             r"--target sm_90a -o \$SSD_MLIR_ARTIFACTS/h4-p4-n8-g2"):
+                             r"--target sm_90a -o \$SSD_MLIR_ARTIFACTS/h4-p4-n8-g2.*"
+                             r"chunk 64 is the chunk size the kernels run: see "
+                             r"\$SSD_MLIR_CHUNK_SIZE"):
         op_module._find_or_compile(spec, "sm_90a")
 
 

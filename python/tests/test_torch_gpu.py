@@ -8,6 +8,7 @@ one fails the tests rather than skipping them. The golden cases
 $SSD_MLIR_TORCH_CASES or its golden.txt they skip, saying why.
 """
 
+import json
 import os
 import pathlib
 
@@ -78,6 +79,14 @@ GOLDEN_COMPILED = [n for n in GOLDEN if isinstance(n, str)
 GOLDEN_COMPILED = GOLDEN_COMPILED or GOLDEN[:1]
 
 
+@pytest.fixture
+def requested_chunk_size(monkeypatch):
+    """The kernels at the chunk size the call asks (each golden case runs at
+    64, 128 and 256), not the tuned one."""
+    monkeypatch.setenv(ssd_torch.CHUNK_SIZE_ENV, "requested")
+
+
+@pytest.mark.usefixtures("requested_chunk_size")
 @pytest.mark.parametrize("name", GOLDEN)
 def test_golden(name):
     args, call, expected_y, expected_states = load(name)
@@ -85,6 +94,7 @@ def test_golden(name):
     check_outputs(out, call, args["x"].dtype, expected_y, expected_states, args["C"].dtype)
 
 
+@pytest.mark.usefixtures("requested_chunk_size")
 @pytest.mark.parametrize("name", GOLDEN_COMPILED)
 def test_golden_torch_compile_fullgraph(name):
     args, call, expected_y, expected_states = load(name)
@@ -96,6 +106,7 @@ def test_golden_torch_compile_fullgraph(name):
     check_outputs(out, call, args["x"].dtype, expected_y, expected_states, args["C"].dtype)
 
 
+@pytest.mark.usefixtures("requested_chunk_size")
 @pytest.mark.parametrize("name", GOLDEN_COMPILED)
 def test_golden_cuda_graph_replay(name):
     # Captured on zeros (integer inputs kept), replayed on the case's inputs:
@@ -113,6 +124,25 @@ def test_golden_cuda_graph_replay(name):
     graph.replay()
     torch.cuda.synchronize()
     check_outputs(out, call, args["x"].dtype, expected_y, expected_states, args["C"].dtype)
+
+
+@pytest.mark.parametrize("name", ["mamba2-bf16", "varlen-bf16"])
+def test_tuned_chunk_size_and_the_requested_one(name, monkeypatch):
+    # By default the kernel runs at the tuned chunk size, whatever the call
+    # asks; $SSD_MLIR_CHUNK_SIZE=requested runs the asked one. Both are
+    # within the bound of the reference.
+    args, call, expected_y, expected_states = load(name)
+    tuned = ssd_torch.kernel_spec(**args, **call)
+    assert tuned.chunk_size == ssd_torch.TUNED_CHUNK_SIZE != call["chunk_size"]
+    out = mamba_chunk_scan_combined(**args, **call)
+    check_outputs(out, call, args["x"].dtype, expected_y, expected_states, args["C"].dtype)
+    monkeypatch.setenv(ssd_torch.CHUNK_SIZE_ENV, "requested")
+    asked = ssd_torch.kernel_spec(**args, **call)
+    assert asked.chunk_size == call["chunk_size"]
+    out = mamba_chunk_scan_combined(**args, **call)
+    check_outputs(out, call, args["x"].dtype, expected_y, expected_states, args["C"].dtype)
+    device = args["x"].device
+    assert ssd_torch._artifact(tuned, device) is not ssd_torch._artifact(asked, device)
 
 
 def plain_case():
@@ -140,7 +170,7 @@ def projection_views(args):
     return views
 
 
-@pytest.mark.parametrize("name", ["plain-f32", "mamba2-bf16"])
+@pytest.mark.parametrize("name", ["plain-f32", "mamba2-bf16", "tma-bf16"])
 def test_projection_views_are_read_in_place(name):
     args, call, _, _ = load(name)
     views = projection_views(args)
@@ -169,23 +199,40 @@ def test_launches_on_the_current_stream():
     assert torch.equal(y, expected)
 
 
-def test_cuda_graph_replay():
-    args, call, _, _ = load("mamba2-bf16")
+def copies_by_tma(name):
+    """Whether the artifact the case runs copies its rows by TMA (descriptors
+    the launch writes into the workspace)."""
+    args, call, _, _ = load(name)
+    artifact = ssd_torch._artifact(ssd_torch.kernel_spec(**args, **call), args["x"].device)
+    manifest = json.loads((pathlib.Path(artifact.folder) / "manifest.json").read_text())
+    return any(param.get("kind") == "tma"
+               for kernel in manifest["kernels"] for param in kernel["params"])
+
+
+@pytest.mark.parametrize("name", ["mamba2-bf16", "tma-bf16"])
+def test_cuda_graph_replay(name):
+    # Captured once, replayed twice on other inputs; the TMA case checks that
+    # the descriptors the capture copied are still there at every replay.
+    case = next(c for c in GPU_CASES if c["name"] == name)
+    assert copies_by_tma(name) == (name == "tma-bf16")
+    args, call, _, _ = load(name)
     static = {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in args.items()}
     mamba_chunk_scan_combined(**static, **call)  # loads the module before capture
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        y = mamba_chunk_scan_combined(**static, **call)
-    fresh = make_inputs(99, dtype=torch.bfloat16, D="h", z=True, dt_bias=True,
-                        **dict(batch=2, seqlen=150, nheads=4, headdim=16, ngroups=2,
-                               dstate=16))
-    for k, v in fresh.items():
-        static[k].copy_(v)
-    graph.replay()
-    torch.cuda.synchronize()
-    eager = mamba_chunk_scan_combined(**{k: v.cuda() for k, v in fresh.items()}, **call)
-    assert torch.equal(y, eager)
+        out = mamba_chunk_scan_combined(**static, **call)
+    for seed in (99, 100):
+        fresh = make_inputs(seed, dtype=DTYPES[case["dtype"]], **case["shape"],
+                            **case["inputs"])
+        for k, v in fresh.items():
+            static[k].copy_(v)
+        graph.replay()
+        torch.cuda.synchronize()
+        eager = mamba_chunk_scan_combined(**{k: v.cuda() for k, v in fresh.items()}, **call)
+        for got, want in zip(out if isinstance(out, tuple) else (out,),
+                             eager if isinstance(eager, tuple) else (eager,)):
+            assert torch.equal(got, want), seed
 
 
 def test_torch_compile_fullgraph():

@@ -25,7 +25,10 @@ Accuracy, max|out - ref| / max|ref| (the golden error measure):
     bound) of the float32 model on the torch path.
 
 Times: the whole prefill, eager (as transformers runs it) and captured in a
-CUDA graph (device time alone), and the SSD alone on the first layer's inputs.
+CUDA graph (device time alone), and the SSD alone on the first layer's inputs
+(eager, and in a CUDA graph). ssd_mlir runs its kernels at its tuned chunk
+size (128) by default; "ssd_mlir-asked-chunk" is the same at the chunk size
+the model asks (256, $SSD_MLIR_CHUNK_SIZE=requested).
 """
 
 import inspect
@@ -82,7 +85,10 @@ def _write_results():
                 "route_ssd(mamba_ssm's mamba_chunk_scan_combined); in all three the "
                 "rest of the mixer is transformers' code (its torch causal conv1d: "
                 "causal_conv1d is not installed). ssd_layer_ms: the SSD alone on the "
-                "first layer's inputs (as the mixer passes them), CUDA events, median. "
+                "first layer's inputs (as the mixer passes them), CUDA events, median; "
+                "ssd_layer_graph_ms: the same captured in a CUDA graph. ssd_mlir runs "
+                "its tuned chunk size (128), ssd_mlir-asked-chunk the model's "
+                "(SSD_MLIR_CHUNK_SIZE=requested). "
                 "max_rel_err = max|logits - ref| / max|ref|, ref = the float32 model on "
                 "the torch path; ssd_layers_max_rel_err_*: every layer's SSD against "
                 "transformers' torch SSD in float32 on the same inputs."),
@@ -203,7 +209,36 @@ def _layer_ms(scan, args):
                                     **call), WARMUP, ITERS)
 
 
-def test_prefill_time(prepared):
+def _layer_graph_ms(scan, args):
+    """The SSD alone on the first layer's inputs, captured in a CUDA graph."""
+    call = {k: v for k, v in args.items() if k not in ("x", "dt", "A", "B", "C")}
+
+    def run():
+        return scan(args["x"], args["dt"], args["A"], args["B"], args["C"], **call)
+
+    with torch.no_grad():
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            run()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            run()
+        try:
+            return time_ms(graph.replay, WARMUP, ITERS)
+        finally:
+            del graph
+
+
+def _layer_graph(row, path, scan, args):
+    try:
+        row.setdefault("ssd_layer_graph_ms", {})[path] = _layer_graph_ms(scan, args)
+    except Exception as error:  # reported, not failed, as _graph
+        row.setdefault("graph_errors", {})[path + "-layer"] = repr(error)[:400]
+
+
+def test_prefill_time(prepared, monkeypatch):
     from ssd_mlir.torch import mamba_chunk_scan_combined
     from ssd_mlir.transformers import route_ssd
 
@@ -220,10 +255,17 @@ def test_prefill_time(prepared):
     ms["hf-torch"] = _prefill_ms(model, ids)
     layer_ms["hf-torch"] = _layer_ms(torch_ssd(), args)
     _graph(row, "hf-torch", model, ids)
+    _layer_graph(row, "hf-torch", torch_ssd(), args)
     with route_ssd():
         ms["ssd_mlir"] = _prefill_ms(model, ids)
         _graph(row, "ssd_mlir", model, ids)
     layer_ms["ssd_mlir"] = _layer_ms(mamba_chunk_scan_combined, args)
+    _layer_graph(row, "ssd_mlir", mamba_chunk_scan_combined, args)
+    with monkeypatch.context() as asked:
+        asked.setenv("SSD_MLIR_CHUNK_SIZE", "requested")
+        with route_ssd():
+            _graph(row, "ssd_mlir-asked-chunk", model, ids)
+        _layer_graph(row, "ssd_mlir-asked-chunk", mamba_chunk_scan_combined, args)
     _write_results()
     cache = os.environ.get("SSD_MLIR_ANCHORS_CACHE", str(REPO / "bench" / "anchors" / ".cache"))
     scan = mamba_ssm_scan(cache)
@@ -234,6 +276,7 @@ def test_prefill_time(prepared):
         ms["mamba_ssm-triton"] = _prefill_ms(model, ids)
         _graph(row, "mamba_ssm-triton", model, ids)
     layer_ms["mamba_ssm-triton"] = _layer_ms(scan, args)
+    _layer_graph(row, "mamba_ssm-triton", scan, args)
     row["speedup_vs_mamba_ssm"] = ms["mamba_ssm-triton"] / ms["ssd_mlir"]
     row["speedup_vs_hf_torch"] = ms["hf-torch"] / ms["ssd_mlir"]
     _write_results()
@@ -241,4 +284,5 @@ def test_prefill_time(prepared):
           ", ".join(f"{k} {v:.2f}" for k, v in ms.items()) + "; in a CUDA graph: " +
           ", ".join(f"{k} {v:.2f}" for k, v in row.get("graph_ms", {}).items()) +
           "; SSD of one layer ms: " +
-          ", ".join(f"{k} {v:.3f}" for k, v in layer_ms.items()))
+          ", ".join(f"{k} {v:.3f}" for k, v in layer_ms.items()) + "; in a CUDA graph: " +
+          ", ".join(f"{k} {v:.3f}" for k, v in row.get("ssd_layer_graph_ms", {}).items()))

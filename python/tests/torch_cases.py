@@ -9,13 +9,16 @@ load them (see `save_case` / `load_case`).
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+from collections.abc import Iterator
 from typing import Any
 
 import torch
 
 from ssd_mlir import _layer
-from ssd_mlir.torch import layer_spec
+from ssd_mlir.torch import CHUNK_SIZE_ENV, kernel_spec, layer_spec
 
 # The golden bounds (max|out - expected| / max|expected|) per compute dtype.
 BOUNDS = {torch.float32: 1e-4, torch.bfloat16: 1.5e-2, torch.float16: 5e-3}
@@ -137,6 +140,12 @@ GPU_CASES: list[dict[str, Any]] = [
      "shape": dict(batch=2, seqlen=200, nheads=4, headdim=8, ngroups=1, dstate=16),
      "inputs": dict(D="h", initial_states=True, seq_idx_cuts=(37, 130)),
      "call": dict(return_final_states=True)},
+    # Whole 64-element panels of headdim and dstate: the fused kernel copies
+    # x, B and C by TMA (descriptors in the workspace).
+    {"name": "tma-bf16", "dtype": "bf16", "chunk": 128,
+     "shape": dict(batch=2, seqlen=300, nheads=4, headdim=64, ngroups=1, dstate=128),
+     "inputs": dict(D="h", z=True, dt_bias=True),
+     "call": dict(dt_softplus=True, return_final_states=True)},
     {"name": "varlen-bf16", "dtype": "bf16", "chunk": 64,
      "shape": dict(batch=1, seqlen=150, nheads=4, headdim=8, ngroups=1, dstate=16),
      "inputs": dict(dt_bias=True, initial_states=True, seq_idx_cuts=(40, 90),
@@ -206,3 +215,26 @@ def golden_case(folder: Any, dtype: str, chunk: int) -> dict[str, Any]:
                                       varlen=True)
                 expected = "reference (one initial state per row)"
     return {"args": args, "call": call, "y": y, "states": states, "expected": expected}
+
+
+@contextlib.contextmanager
+def chunk_size_setting(setting: str) -> Iterator[None]:
+    """$SSD_MLIR_CHUNK_SIZE set to setting within the block."""
+    saved = os.environ.get(CHUNK_SIZE_ENV)
+    os.environ[CHUNK_SIZE_ENV] = setting
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ[CHUNK_SIZE_ENV]
+        else:
+            os.environ[CHUNK_SIZE_ENV] = saved
+
+
+def kernel_specs(args: dict[str, Any], call: dict[str, Any]) -> list[Any]:
+    """The GPU kernels one call runs: at the tuned chunk size (the default)
+    and at the chunk size it asks ($SSD_MLIR_CHUNK_SIZE=requested)."""
+    specs = [kernel_spec(**args, **call)]
+    with chunk_size_setting("requested"):
+        requested = kernel_spec(**args, **call)
+    return specs + ([requested] if requested not in specs else [])
