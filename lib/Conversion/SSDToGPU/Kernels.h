@@ -105,13 +105,21 @@ std::string unsupportedChunkSize(int64_t chunk);
 
 /// One kernel parameter: a tensor or workspace passed as an expanded memref
 /// descriptor, or (tmaBox set) a TMA descriptor of tensor `name`, which the
-/// runtime encodes and passes as a pointer to a copy in global memory.
+/// runtime encodes and passes by value (a grid-constant parameter: see
+/// ssd-tma-descriptors-by-value).
 struct KernelParam {
   std::string name;
   bool isWorkspace = false;
   /// The box of one copy, outermost dimension first; the 128-byte swizzle.
   llvm::SmallVector<int64_t> tmaBox;
 };
+
+/// The kernel attributes that tell ssd-tma-descriptors-by-value which lowered
+/// arguments are TMA descriptors, and how many lowered arguments there are.
+inline constexpr llvm::StringLiteral kTmaDescriptorsAttrName =
+    "ssd.tma_descriptors";
+inline constexpr llvm::StringLiteral kLoweredArgCountAttrName =
+    "ssd.lowered_arg_count";
 
 /// The KernelFunc::args key of the TMA descriptor of tensor `name`.
 inline std::string tmaArgName(llvm::StringRef name) {
@@ -162,6 +170,10 @@ private:
 KernelFunc createKernel(mlir::ImplicitLocOpBuilder &b,
                         mlir::gpu::GPUModuleOp module, const SSDProblem &p,
                         const KernelInfo &info);
+
+/// Records on `func` which of its lowered arguments are TMA descriptor
+/// pointers (for ssd-tma-descriptors-by-value); call again after adding one.
+void recordTmaDescriptorPositions(mlir::gpu::GPUFuncOp func);
 
 /// Token range of one chunk on the device.
 struct ChunkRange {

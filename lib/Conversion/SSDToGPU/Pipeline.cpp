@@ -60,6 +60,7 @@ void ssd::buildGPUKernelsToBinary(OpPassManager &pm,
   toNVVM.indexBitwidth = 64;
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   device.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  device.addPass(createSSDTmaDescriptorsByValue());
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());
   device.addPass(createReconcileUnrealizedCastsPass());

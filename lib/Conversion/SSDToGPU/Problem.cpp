@@ -426,6 +426,27 @@ MemRefType BufferSpec::memrefType() const {
       StridedLayoutAttr::get(type.getContext(), /*offset=*/0, strides));
 }
 
+void recordTmaDescriptorPositions(gpu::GPUFuncOp func) {
+  // Lowered, a memref argument becomes (allocated, aligned, offset,
+  // sizes..., strides...); a descriptor pointer stays one argument.
+  SmallVector<int64_t> descriptors;
+  int64_t lowered = 0;
+  for (Type type : func.getArgumentTypes()) {
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      lowered += 3 + 2 * memref.getRank();
+      continue;
+    }
+    assert(isa<LLVM::LLVMPointerType>(type) && "a kernel argument is a "
+                                               "memref or a TMA descriptor");
+    descriptors.push_back(lowered++);
+  }
+  if (descriptors.empty())
+    return;
+  Builder b(func.getContext());
+  func->setAttr(kTmaDescriptorsAttrName, b.getDenseI64ArrayAttr(descriptors));
+  func->setAttr(kLoweredArgCountAttrName, b.getI64IntegerAttr(lowered));
+}
+
 KernelFunc createKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                         const SSDProblem &p, const KernelInfo &info) {
   SmallVector<Type> types;
@@ -444,6 +465,7 @@ KernelFunc createKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
       {static_cast<int32_t>(info.block), 1, 1}));
+  recordTmaDescriptorPositions(func);
   KernelFunc kernel;
   kernel.func = func;
   for (auto [param, arg] : llvm::zip(info.params, func.getArguments()))

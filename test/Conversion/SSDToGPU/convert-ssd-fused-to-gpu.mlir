@@ -22,7 +22,7 @@
 // sm_90a) the rows come by TMA instead: three descriptor parameters, and
 // 103952 bytes (dense swizzled rows, no padding, no shared row scales).
 // DEFAULT-LABEL: module attributes
-// DEFAULT-SAME: name = "state_turn"}, {box = [1, 128, 1, 64], kind = "tma", pass = "global", swizzle = "128B", tensor = "x"}
+// DEFAULT-SAME: name = "state_turn"}, {box = [1, 128, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}
 // DEFAULT-SAME: shared_memory = 103952 : i64
 // DEFAULT: gpu.func @ssd_fused(
 // DEFAULT-SAME: operands = "tma"

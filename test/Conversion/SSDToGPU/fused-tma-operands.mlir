@@ -10,15 +10,19 @@
 // RUN: sed 's/chunk_size = 64/chunk_size = 256/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=tma" | FileCheck %s --check-prefix=STAGED
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=tma p-block=32" | FileCheck %s --check-prefix=CPASYNC
 
-// Three descriptors, passed in global memory, boxes of one chunk by one
-// 64-column panel of x (by head) and of B and C (by group).
-// TMA: {box = [1, 64, 1, 64], kind = "tma", pass = "global", swizzle = "128B", tensor = "x"}, {box = [1, 64, 1, 64], kind = "tma", pass = "global", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", pass = "global", swizzle = "128B", tensor = "C"}
+// Three descriptors, passed by value (the manifest's default), boxes of one
+// chunk by one 64-column panel of x (by head) and of B and C (by group).
+// TMA: {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "C"}
 // Dense swizzled rows (no padding), with up to 1008 bytes to align them,
 // and no shared row scales (each thread computes its rows'): 1280 bytes
 // less than cp.async's 79888.
 // TMA: shared_memory = 78608
 // TMA: gpu.func @ssd_fused({{.*}}%[[XD:.*]]: !llvm.ptr, %[[BD:.*]]: !llvm.ptr, %[[CD:.*]]: !llvm.ptr)
 // TMA-SAME: operands = "tma"
+// Their positions among the lowered arguments (17 memrefs of ranks 1 to 5
+// expanded first), for ssd-tma-descriptors-by-value.
+// TMA-SAME: ssd.lowered_arg_count = 150 : i64
+// TMA-SAME: ssd.tma_descriptors = array<i64: 147, 148, 149>
 // Two mbarriers, initialised once before the persistent loop, whose phase
 // parity the loop carries.
 // TMA-COUNT-2: nvvm.mbarrier.init

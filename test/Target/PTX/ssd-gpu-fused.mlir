@@ -84,6 +84,8 @@
 // copy=tma: x, B and C rows by 4-d TMA boxes completing on two mbarriers
 // at the start of the dynamic shared memory; ptxas assembles it for sm_90a.
 // TMA: .visible .entry ssd_fused(
+// TMA-COUNT-3: .param .align 64 .b8 ssd_fused_param_{{[0-9]+}}[128]
+// TMA-COUNT-3: cvta.param.u64
 // TMA-COUNT-2: mbarrier.init.shared.b64
 // TMA: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, [__dynamic_shmem__0],
 // TMA-COUNT-3: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {{.*}}, [__dynamic_shmem__0];

@@ -122,6 +122,34 @@ def ConvertSSDFusedToGPU
   ];
 }
 
+def SSDTmaDescriptorsByValue
+    : Pass<"ssd-tma-descriptors-by-value", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass the kernels' TMA descriptors as grid-constant parameters";
+  let description = [{
+    Runs on the kernels after `convert-gpu-to-nvvm`. The GPU lowerings give a
+    kernel that copies by TMA the attributes `ssd.tma_descriptors` (the
+    positions of its descriptor pointers among the lowered `llvm.func`
+    arguments, after every memref argument became its expanded descriptor)
+    and `ssd.lowered_arg_count` (how many lowered arguments that gives). This
+    pass marks each of those pointers `llvm.byval = !llvm.array<128 x i8>`,
+    `llvm.align = 64` and `nvvm.grid_constant`, so that the 128-byte
+    descriptor travels in the kernel's parameters and the TMA copies read it
+    where it is (the runtime's `pass: value`): no copy into global memory
+    before each launch, and a CUDA graph captures it with the launch. The
+    attributes go away. (`convert-gpu-to-nvvm` drops argument attributes,
+    and `nvvm.grid_constant` is not allowed on a `gpu.func`, hence a pass
+    after it.)
+
+    Errors: a kernel whose lowered argument count differs from
+    `ssd.lowered_arg_count` (the memref calling convention is not the one
+    the positions were counted for), or a position that is out of range or
+    not an `!llvm.ptr`.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
 def TestTileProduct : Pass<"ssd-test-tile-product", "::mlir::ModuleOp"> {
   let summary = "Test pass: one tile matrix product of the GPU kernels, alone";
   let description = [{

@@ -97,6 +97,7 @@ void addTmaParams(FusedBuild &f, KernelInfo &info) {
                                   f.k.func.getLoc());
     f.k.args[tmaArgName(name)] = f.k.func.getArgument(index);
   }
+  recordTmaDescriptorPositions(f.k.func);
 }
 
 void initTmaBarriers(FusedBuild &f) {
