@@ -273,12 +273,11 @@ Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
                             std::to_string(plan->workspaceBytes) + " bytes");
     base = owned.ptr;
   }
-  for (const WorkspaceSlot &w : plan->workspace) {
-    if (!w.zeroInit || !w.bytes)
-      continue;
-    CUresult r = d.cuMemsetD8Async(base + w.offset, 0, w.bytes, stream);
+  for (const ByteRange &z : plan->zeroRanges) {
+    CUresult r = d.cuMemsetD8Async(base + z.offset, 0, z.bytes, stream);
     if (r != CUDA_SUCCESS)
-      return d.error(r, "zeroing workspace '" + w.name + "'");
+      return d.error(r, "zeroing workspace bytes [" + std::to_string(z.offset) +
+                            ", " + std::to_string(z.offset + z.bytes) + ")");
   }
 
   // Outside capture a copy from pageable host memory is staged before

@@ -375,6 +375,22 @@ Expected<LaunchPlan> ssd::rt::planLaunch(const Manifest &manifest,
     offset += slot.bytes;
     plan.workspace.push_back(std::move(slot));
   }
+  bool previousZeroed = false;
+  for (const WorkspaceSlot &w : plan.workspace) {
+    if (!w.bytes)
+      continue;
+    if (!w.zeroInit) {
+      previousZeroed = false;
+      continue;
+    }
+    if (previousZeroed) {
+      ByteRange &run = plan.zeroRanges.back();
+      run.bytes = w.offset + w.bytes - run.offset;
+    } else {
+      plan.zeroRanges.push_back({w.offset, w.bytes});
+    }
+    previousZeroed = true;
+  }
 
   constexpr int64_t kMaxGridX = std::numeric_limits<int32_t>::max();
   for (size_t ki = 0; ki < manifest.kernels.size(); ++ki) {

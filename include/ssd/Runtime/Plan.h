@@ -76,9 +76,22 @@ struct KernelLaunch {
   bool empty() const { return grid[0] * grid[1] * grid[2] == 0; }
 };
 
+/// Bytes [offset, offset + bytes) of the workspace.
+struct ByteRange {
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+  bool operator==(const ByteRange &other) const {
+    return offset == other.offset && bytes == other.bytes;
+  }
+};
+
 struct LaunchPlan {
   SymbolTable symbols;
   std::vector<WorkspaceSlot> workspace;
+  /// What to zero before the kernels: the zero_init slots, those next to
+  /// each other (nothing but alignment padding between) as one range, so
+  /// that a launch issues one memset per run of them.
+  std::vector<ByteRange> zeroRanges;
   uint64_t workspaceBytes = 0;
   std::vector<KernelLaunch> kernels;
 

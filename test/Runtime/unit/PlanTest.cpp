@@ -92,6 +92,32 @@ TEST_F(PlanTest, BindsSymbolsAndComputesGeometry) {
   EXPECT_EQ(plan->workspaceBytes, 24832u);
 }
 
+TEST_F(PlanTest, AdjacentZeroedWorkspacesAreOneRange) {
+  // Zeroed slots with only alignment padding between them make one range; a
+  // slot that is not zeroed ends it, and an empty one does not.
+  std::string text = kManifest;
+  const std::string counters =
+      R"({"name": "counters", "size": "4*b*nc", "zero_init": true, "alignment": 128})";
+  size_t at = text.find(counters);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, counters.size(),
+               counters + R"(,
+    {"name": "ready", "size": "4*b", "zero_init": true, "alignment": 64},
+    {"name": "none", "size": "0"},
+    {"name": "flags", "size": "4", "zero_init": true},
+    {"name": "scratch", "size": "100"},
+    {"name": "turn", "size": "8", "zero_init": true})");
+  Expected<Manifest> m = parseManifest(text);
+  ASSERT_TRUE(m.ok()) << m.message();
+  Expected<LaunchPlan> plan = planLaunch(*m, args, device);
+  ASSERT_TRUE(plan.ok()) << plan.message();
+  // counters [24576, 24600), ready [24640, 24648), none at 24832 (the
+  // default alignment is 256), flags [24832, 24836), scratch [25088, 25188),
+  // turn [25344, 25352).
+  EXPECT_EQ(plan->zeroRanges,
+            (std::vector<ByteRange>{{24576, 24836 - 24576}, {25344, 8}}));
+}
+
 TEST_F(PlanTest, OptionalTensorMayBePassed) {
   args["z"] = TensorArg{fakePointer(20), DType::BF16, {2, 300, 8, 64}, {}, 0};
   Expected<LaunchPlan> plan = planLaunch(manifest, args, device);
