@@ -26,8 +26,8 @@ The chunk size is a blocking of the computation, not part of its result
 CUDA tensors run the GPU kernel at the chunk size it is fastest at, 128,
 whatever chunk_size asks (Mamba-2 models ask 256, where the fused kernel is
 1.4x slower); $SSD_MLIR_CHUNK_SIZE=requested runs the requested one, and a
-power of two there runs that one. ``kernel_spec`` gives the GPU kernel a
-call runs. CPU tensors run chunk_size as asked.
+power of two from 16 to 1024 there runs that one. ``kernel_spec`` gives the
+GPU kernel a call runs. CPU tensors run chunk_size as asked.
 """
 
 # No `from __future__ import annotations`: torch.library infers the op's
@@ -140,10 +140,10 @@ def kernel_chunk_size(chunk_size: int) -> int:
     if setting == "requested":
         return chunk_size
     value = int(setting) if setting.isdigit() else 0
-    if value <= 0 or value & (value - 1):
+    if value & (value - 1) or not 16 <= value <= 1024:
         raise ValueError(
-            f"${CHUNK_SIZE_ENV}: expected 'tuned', 'requested' or a power of two, "
-            f"got {setting!r}")
+            f"${CHUNK_SIZE_ENV}: expected 'tuned', 'requested' or a power of two "
+            f"from 16 to 1024 (the GPU kernels' chunk sizes), got {setting!r}")
     return value
 
 

@@ -82,10 +82,11 @@ def test_kernel_chunk_size(monkeypatch):
         monkeypatch.setenv(CHUNK_SIZE_ENV, setting)
         assert kernel_chunk_size(8) == expected, setting
         assert kernel_spec(**args, chunk_size=8).chunk_size == expected, setting
-    for setting in ("fast", "24", "0", "-64"):
+    for setting in ("fast", "24", "0", "-64", "8", "2048"):
         monkeypatch.setenv(CHUNK_SIZE_ENV, setting)
         message = (rf"\$SSD_MLIR_CHUNK_SIZE: expected 'tuned', 'requested' or a power "
-                   rf"of two, got '{setting}'")
+                   rf"of two from 16 to 1024 \(the GPU kernels' chunk sizes\), "
+                   rf"got '{setting}'")
         with pytest.raises(ValueError, match=message):
             kernel_chunk_size(8)
         with pytest.raises(ValueError, match=message):
