@@ -14,8 +14,8 @@
 #include "TensorMap.h"
 
 #include <cerrno>
-#include <deque>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <mutex>
