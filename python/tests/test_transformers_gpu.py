@@ -172,22 +172,19 @@ def _prefill_ms(model, ids):
         return time_ms(lambda: model(ids, **kwargs), WARMUP, ITERS)
 
 
-def _graph_ms(model, ids):
-    """The prefill (without a cache) captured in one CUDA graph: device time,
-    no host overhead. None, with the error in the results, where capture fails."""
-    kwargs = {"use_cache": False}
-    if "logits_to_keep" in inspect.signature(model.forward).parameters:
-        kwargs["logits_to_keep"] = 1
+def _replayed_ms(run, warm_runs):
+    """run captured in one CUDA graph (after warm_runs runs on a side stream,
+    as capture asks): device time of its replays, no host overhead."""
     with torch.no_grad():
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
-            for _ in range(2):
-                model(ids, **kwargs)
+            for _ in range(warm_runs):
+                run()
         torch.cuda.current_stream().wait_stream(side)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
-            model(ids, **kwargs)
+            run()
         try:
             return time_ms(graph.replay, WARMUP, ITERS)
         finally:
@@ -195,47 +192,38 @@ def _graph_ms(model, ids):
             torch.cuda.empty_cache()
 
 
-def _graph(row, path, model, ids):
+def _record_replayed(row, key, path, run, warm_runs):
+    """row[key][path] = _replayed_ms(run); a path that cannot be captured is
+    reported under row["graph_errors"], not failed."""
     try:
-        row.setdefault("graph_ms", {})[path] = _graph_ms(model, ids)
-    except Exception as error:  # a path that cannot be captured is reported, not failed
-        row.setdefault("graph_errors", {})[path] = repr(error)[:400]
+        row.setdefault(key, {})[path] = _replayed_ms(run, warm_runs)
+    except Exception as error:
+        suffix = "" if key == "graph_ms" else "-layer"
+        row.setdefault("graph_errors", {})[path + suffix] = repr(error)[:400]
+
+
+def _graph(row, path, model, ids):
+    """The prefill (without a cache) in one CUDA graph."""
+    kwargs = {"use_cache": False}
+    if "logits_to_keep" in inspect.signature(model.forward).parameters:
+        kwargs["logits_to_keep"] = 1
+    _record_replayed(row, "graph_ms", path, lambda: model(ids, **kwargs), warm_runs=2)
+
+
+def _layer_call(scan, args):
+    """The SSD alone on the first layer's inputs, as the mixer called it."""
+    call = {k: v for k, v in args.items() if k not in ("x", "dt", "A", "B", "C")}
+    return lambda: scan(args["x"], args["dt"], args["A"], args["B"], args["C"], **call)
 
 
 def _layer_ms(scan, args):
-    call = {k: v for k, v in args.items() if k not in ("x", "dt", "A", "B", "C")}
     with torch.no_grad():
-        return time_ms(lambda: scan(args["x"], args["dt"], args["A"], args["B"], args["C"],
-                                    **call), WARMUP, ITERS)
-
-
-def _layer_graph_ms(scan, args):
-    """The SSD alone on the first layer's inputs, captured in a CUDA graph."""
-    call = {k: v for k, v in args.items() if k not in ("x", "dt", "A", "B", "C")}
-
-    def run():
-        return scan(args["x"], args["dt"], args["A"], args["B"], args["C"], **call)
-
-    with torch.no_grad():
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            run()
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            run()
-        try:
-            return time_ms(graph.replay, WARMUP, ITERS)
-        finally:
-            del graph
+        return time_ms(_layer_call(scan, args), WARMUP, ITERS)
 
 
 def _layer_graph(row, path, scan, args):
-    try:
-        row.setdefault("ssd_layer_graph_ms", {})[path] = _layer_graph_ms(scan, args)
-    except Exception as error:  # reported, not failed, as _graph
-        row.setdefault("graph_errors", {})[path + "-layer"] = repr(error)[:400]
+    """The SSD alone on the first layer's inputs, in a CUDA graph."""
+    _record_replayed(row, "ssd_layer_graph_ms", path, _layer_call(scan, args), warm_runs=1)
 
 
 def test_prefill_time(prepared, monkeypatch):
