@@ -201,7 +201,7 @@ def test_launches_on_the_current_stream():
 
 def copies_by_tma(name):
     """Whether the artifact the case runs copies its rows by TMA (descriptors
-    the launch writes into the workspace)."""
+    the launch encodes and passes to the kernel)."""
     args, call, _, _ = load(name)
     artifact = ssd_torch._artifact(ssd_torch.kernel_spec(**args, **call), args["x"].device)
     manifest = json.loads((pathlib.Path(artifact.folder) / "manifest.json").read_text())
@@ -212,7 +212,7 @@ def copies_by_tma(name):
 @pytest.mark.parametrize("name", ["mamba2-bf16", "tma-bf16"])
 def test_cuda_graph_replay(name):
     # Captured once, replayed twice on other inputs; the TMA case checks that
-    # the descriptors the capture copied are still there at every replay.
+    # the descriptors the capture took with the launch still hold at every replay.
     case = next(c for c in GPU_CASES if c["name"] == name)
     assert copies_by_tma(name) == (name == "tma-bf16")
     args, call, _, _ = load(name)

@@ -141,7 +141,7 @@ GPU_CASES: list[dict[str, Any]] = [
      "inputs": dict(D="h", initial_states=True, seq_idx_cuts=(37, 130)),
      "call": dict(return_final_states=True)},
     # Whole 64-element panels of headdim and dstate: the fused kernel copies
-    # x, B and C by TMA (descriptors in the workspace).
+    # x, B and C by TMA (descriptors the launch encodes).
     {"name": "tma-bf16", "dtype": "bf16", "chunk": 128,
      "shape": dict(batch=2, seqlen=300, nheads=4, headdim=64, ngroups=1, dstate=128),
      "inputs": dict(D="h", z=True, dt_bias=True),
