@@ -6,6 +6,7 @@
 #   OUT_DIR/golden-art/<variant>/<case>-q<Q>-<dtype>/   one artifact per
 #                                      variant (unfused, fused, fused-segment: the fused
 #                                      kernel with its state chain by segments,
+#                                      fused-lookback[-f16state]: by decoupled look-back,
 #                                      fused-f16state: the fused kernel with fp16
 #                                      states, fused-wgmma, fused-cp-async: x, B
 #                                      and C by cp.async instead of the default
@@ -80,6 +81,8 @@ variant_flags() {
     unfused) echo "--strategy unfused" ;;
     fused) echo "--strategy fused" ;;
     fused-segment) echo "--strategy fused --state-chain segment" ;;
+    fused-lookback) echo "--strategy fused --state-chain lookback" ;;
+    fused-lookback-f16state) echo "--strategy fused --state-chain lookback --state-dtype f16" ;;
     fused-f16state) echo "--strategy fused --state-dtype f16" ;;
     fused-wgmma) echo "--strategy fused --mma wgmma" ;;
     fused-cp-async) echo "--strategy fused --copy cp.async" ;;

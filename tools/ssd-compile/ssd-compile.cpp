@@ -44,7 +44,7 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                     [--chunk-size Q] [--dtype bf16|f16|f32] [--state-dtype f32|f16]
                     [--features LIST] [--dt-limit LO,HI])
                    [--target sm_90a|cpu] [--strategy fused|unfused]
-                   [--state-chain segment|chunk] [--mma mma.sync|wgmma]
+                   [--state-chain chunk|lookback|segment] [--mma mma.sync|wgmma]
                    [--copy auto|cp.async|tma] [--p-block R] [--profile] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
@@ -109,8 +109,9 @@ cl::opt<std::string>
 cl::opt<std::string> stateChain(
     "state-chain",
     cl::desc("fused only: chunk (default: one chain step per chunk, the "
-             "state through global memory) or segment (segments of chunks "
-             "with the state carried on chip)"),
+             "state through global memory), lookback (per chunk, a decoupled "
+             "look-back over the chunk states) or segment (segments of "
+             "chunks with the state carried on chip)"),
     cl::value_desc("C"), cl::cat(category));
 cl::opt<std::string>
     mma("mma",
@@ -215,9 +216,10 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
   options.target = target;
   options.strategy = strategy;
   options.fromLowered = fromLowered;
-  if (given(stateChain) && stateChain != "segment" && stateChain != "chunk")
+  if (given(stateChain) && stateChain != "segment" && stateChain != "chunk" &&
+      stateChain != "lookback")
     return "--state-chain: unknown chain '" + stateChain +
-           "' (expected segment or chunk)";
+           "' (expected chunk, lookback or segment)";
   options.stateChain = stateChain;
   if (given(mma) && mma != "mma.sync" && mma != "wgmma")
     return "--mma: unknown instruction '" + mma +

@@ -175,6 +175,14 @@ public:
   void stageOutput(ValueRange acc);
   void readOutput(
       llvm::function_ref<void(Value row, Value col, Value v)> store);
+  /// The (row, col) of each output vector readOutput hands this thread, in
+  /// order, for a caller that walks them itself (several passes with
+  /// values carried between them). Only where every thread holds the same
+  /// number of vectors (outputVectorsEven()).
+  llvm::SmallVector<std::pair<Value, Value>> threadOutputVectors();
+  bool outputVectorsEven() const;
+  /// The staged output tile's vector<8xf32> at (row, col).
+  Value loadOutputVector(Value row, Value col);
   /// As epilogue, straight from the fragments two columns at a time: calls
   /// `store(row, col, v)` with v a vector<2xf32> of columns col, col + 1
   /// (col even). No shared memory and no barrier, so warps leave the
@@ -240,6 +248,8 @@ private:
 
   /// The f32 output tile of epilogueVector, over the stage buffers.
   Value outputTile();
+  /// The (row, col) of output vector `v` of the tile, row-major.
+  std::pair<Value, Value> outputVectorAt(Value v);
 
   Emitter &e;
   KernelFunc &kernel;

@@ -494,19 +494,12 @@ void TileMatmul::stageOutput(ValueRange acc) {
 
 void TileMatmul::readOutput(
     llvm::function_ref<void(Value, Value, Value)> store) {
-  Value sOut = outputTile();
   int64_t perRow = tileN / kVectorWidth, vectors = tileM * perRow;
-  auto vecType = VectorType::get({kVectorWidth}, e.b.getF32Type());
   Value tid = e.threadId();
   for (int64_t r = 0; r * kThreads < vectors; ++r) {
     auto body = [&] {
-      Value v = e.add(tid, e.idx(r * kThreads));
-      Value row = e.div(v, e.idx(perRow));
-      Value col = e.mul(e.rem(v, e.idx(perRow)), kVectorWidth);
-      Value x = vector::LoadOp::create(e.b, vecType, sOut, ValueRange{row, col},
-                                       /*nontemporal=*/false,
-                                       llvm::MaybeAlign(16));
-      store(row, col, x);
+      auto [row, col] = outputVectorAt(e.add(tid, e.idx(r * kThreads)));
+      store(row, col, loadOutputVector(row, col));
     };
     if ((r + 1) * kThreads <= vectors)
       body();
@@ -514,6 +507,32 @@ void TileMatmul::readOutput(
       e.ifThen(e.lt(e.add(tid, e.idx(r * kThreads)), e.idx(vectors)), body);
   }
   e.barrier();
+}
+
+std::pair<Value, Value> TileMatmul::outputVectorAt(Value v) {
+  int64_t perRow = tileN / kVectorWidth;
+  return {e.div(v, e.idx(perRow)),
+          e.mul(e.rem(v, e.idx(perRow)), kVectorWidth)};
+}
+
+bool TileMatmul::outputVectorsEven() const {
+  return (tileM * (tileN / kVectorWidth)) % kThreads == 0;
+}
+
+llvm::SmallVector<std::pair<Value, Value>> TileMatmul::threadOutputVectors() {
+  assert(outputVectorsEven() && "every thread holds the same vectors");
+  int64_t vectors = tileM * (tileN / kVectorWidth);
+  llvm::SmallVector<std::pair<Value, Value>> at;
+  for (int64_t r = 0; r * kThreads < vectors; ++r)
+    at.push_back(outputVectorAt(e.add(e.threadId(), e.idx(r * kThreads))));
+  return at;
+}
+
+Value TileMatmul::loadOutputVector(Value row, Value col) {
+  auto vecType = VectorType::get({kVectorWidth}, e.b.getF32Type());
+  return vector::LoadOp::create(e.b, vecType, outputTile(),
+                                ValueRange{row, col},
+                                /*nontemporal=*/false, llvm::MaybeAlign(16));
 }
 
 void TileMatmul::epiloguePairs(

@@ -59,6 +59,11 @@ def ConvertSSDFusedToGPU
     kernel cannot deadlock. With `state-chain=chunk` (the default) the
     state chain is walked per (batch, chunk, head, p-block): chunk_state ->
     state_passing -> chunk_scan, one chain step per chunk. With
+    `state-chain=lookback` the items are the same, but an item whose
+    predecessor has not yet published its end state publishes its own chunk
+    state (`chunk_states`, status in `chain_status`) and looks back for the
+    latest published state, folding the chunk states after it: the chain's
+    latency is paid once per look-back instead of once per chunk. With
     `state-chain=segment` (not for varlen layers) it is walked per (batch,
     segment, head, p-block): each item takes a segment of consecutive
     chunks (its size chosen at run time from the grid and the chunk count),
@@ -101,12 +106,17 @@ def ConvertSSDFusedToGPU
     Option<"stateChain", "state-chain", "std::string",
            /*default=*/"\"chunk\"",
            "How the state chain is walked: `chunk` (one item and one chain "
-           "step per chunk, the state through `passed_states`) or `segment` "
-           "(segments of chunks with the state carried on chip, one chain "
-           "step per segment; varlen layers take `chunk`)">,
+           "step per chunk, the state through `passed_states`), `lookback` "
+           "(one item per chunk; an item whose predecessor's state is not "
+           "yet published publishes its chunk state in `chunk_states` and "
+           "folds the latest published state with the chunk states after "
+           "it, a decoupled look-back; layers without cu_seqlens whose "
+           "products take the vector path, others take `chunk`) or "
+           "`segment` (segments of chunks with the state carried on chip, "
+           "one chain step per segment; varlen layers take `chunk`)">,
     Option<"profile", "profile", "bool", /*default=*/"false",
            "Record thread 0's clock64 at the phase boundaries of every chain "
-           "item (state-chain=chunk) in the `chain_profile` workspace (i64 "
+           "item (state-chain chunk or lookback) in the `chain_profile` workspace (i64 "
            "[b, nc, heads, p-blocks, 13]: block, SM, start clock, then each "
            "phase's end and the last warp's end relative to the start; "
            "bench/ssd-bench --profile writes it out)">,

@@ -20,7 +20,9 @@
 // step reads slot(c + 1): the slots then form a ring of two
 // (KernelConfig::stateRing). This is the default chain
 // (`state-chain=chunk`) and the one varlen layers take;
-// `state-chain=segment` walks segments of chunks instead (SegmentItem.cpp).
+// `state-chain=lookback` replaces step 3 by a decoupled look-back over the
+// chunk states (LookBack.cpp), and `state-chain=segment` walks segments of
+// chunks instead (SegmentItem.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "ChainParts.h"
@@ -56,6 +58,12 @@ void emitChainItem(FusedBuild &f, Value index) {
     shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());
   if (config.residentState)
     it.sState = allocateResidentState(f);
+  if (config.lookBack()) {
+    foldByLookBack(f, it, shared);
+    chunkScan(f, it, shared);
+    profileFinish(f, it);
+    return;
+  }
 
   // Steps 2 and 3: the whole chunk state, then under the turn
   // slot(c) + 1 <- carry * slot(c) + S.

@@ -295,13 +295,8 @@ Value stateCarry(FusedBuild &f, const ChainItem &it) {
                      f.e.load(it.sDA, {f.e.idx(f.p.chunk - 1)}));
 }
 
-namespace {
-
-/// The vector path: one pBlock x dstate tile, x rows and B rows as whole
-/// 16-byte vectors.
-void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
-                             function_ref<void()> before,
-                             function_ref<void(Value, Value, Value)> fold) {
+TileMatmul stagedChunkState(FusedBuild &f, const ChainItem &it,
+                            Value shared) {
   Emitter &e = f.e;
   TileMatmul mm = stateProduct(f);
   mm.shareVectorBuffer(shared);
@@ -346,9 +341,20 @@ void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
     waitChunkRows(f, it, /*xb=*/true);
   }
   SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
-  // The tile goes to shared memory before `before` (a chain item's turn
-  // wait), so that only the fold follows the wait: 1.5-3% at b1 L=16K-128K.
   mm.stageOutput(acc);
+  return mm;
+}
+
+namespace {
+
+/// The vector path: one pBlock x dstate tile, x rows and B rows as whole
+/// 16-byte vectors. The tile goes to shared memory before `before` (a chain
+/// item's turn wait), so that only the fold follows the wait: 1.5-3% at b1
+/// L=16K-128K.
+void chunkStateProductVector(FusedBuild &f, const ChainItem &it, Value shared,
+                             function_ref<void()> before,
+                             function_ref<void(Value, Value, Value)> fold) {
+  TileMatmul mm = stagedChunkState(f, it, shared);
   before();
   mm.readOutput(fold);
 }

@@ -106,6 +106,17 @@ void chunkStateProduct(FusedBuild &f, const ChainItem &it, Value shared,
                        llvm::function_ref<void()> before,
                        llvm::function_ref<void(Value rr, Value nn, Value v)> fold);
 
+/// chunkStateProduct's vector path (KernelConfig::stateVectors) up to the
+/// tile staged in shared memory (TileMatmul::stageOutput): the caller reads
+/// it, after a block barrier of its own.
+TileMatmul stagedChunkState(FusedBuild &f, const ChainItem &it, Value shared);
+
+/// The look-back chain step (KernelConfig::lookBack) of chunk it.c, in
+/// place of the turn's: the chunk state, the state at the chunk start
+/// (it.sState, for the scan) and the one at its end (slot c + 1, published).
+/// LookBack.cpp.
+void foldByLookBack(FusedBuild &f, ChainItem &it, Value shared);
+
 /// The chunk scan of chunk `it.c` from the state at its start (it.sState,
 /// it.sRun or slot(c)); `shared` as for chunkStateProduct.
 void chunkScan(FusedBuild &f, const ChainItem &it, Value shared);

@@ -50,7 +50,7 @@ void dispatch(FusedBuild &f, const TicketRanges &r, Value t) {
                {r.initEnd, r.cumsumEnd, emitCumsumItem},
                {r.cumsumEnd, r.bmmEnd, emitBmmItem},
                {r.bmmEnd, r.chainEnd,
-                f.config.segmented ? emitSegmentItem : emitChainItem},
+                f.config.segmented() ? emitSegmentItem : emitChainItem},
                {r.chainEnd, r.total, emitFinalItem}};
   // The kinds never run at once in a block (a ticket hand-off, with its
   // barriers, lies between two items), so they share the arena's bytes.
@@ -164,6 +164,8 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
             {"dt_out", "dA_cumsum", "CB", "passed_states", "ticket",
              "cumsum_ready", "cb_ready", "state_turn"},
             /*workspace=*/true);
+  if (config.lookBack())
+    addParams(info, p, {"chunk_states", "chain_status"}, /*workspace=*/true);
   if (config.profile)
     addParams(info, p, {"chain_profile"}, /*workspace=*/true);
 
@@ -183,7 +185,7 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                e.dim(k.arg("dA_cumsum"), 2),
                p.isVarlen() ? e.sub(e.dim(k.arg("cu_seqlens"), 0), e.idx(1))
                             : e.idx(1)};
-  if (config.segmented)
+  if (config.segmented())
     chooseSegments(f);
   else
     f.chainSteps = f.numChunks;
@@ -193,7 +195,7 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
     initTmaBarriers(f);
   }
   k.func->setAttr("ssd.state_chain",
-                  b.getStringAttr(config.segmented ? "segment" : "chunk"));
+                  b.getStringAttr(stateChainName(config.chain)));
   k.func->setAttr("ssd.mma", b.getStringAttr(config.mmaName()));
   persistentLoop(f);
   info.sharedMemory = k.sharedBytes();

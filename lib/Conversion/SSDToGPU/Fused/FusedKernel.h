@@ -61,9 +61,9 @@ struct FusedPlan {
   int64_t pBlocks = 0; // headdim / pBlock
   /// Workspaces the runtime must zero before every launch.
   llvm::SmallVector<std::string> zeroInit;
-  /// The state chain walks segments of chunks with the state on chip
-  /// (SegmentItem.cpp) instead of one chunk per item (ChainItem.cpp).
-  bool segmented = false;
+  /// How the state chain is walked, as asked (state-chain=); the kernel
+  /// takes KernelConfig::chain.
+  StateChain chain = StateChain::Chunk;
   /// The tensor-core instruction of the chain item's products.
   MmaInstr mma = MmaInstr::MmaSync;
   /// How raw x, B and C rows reach shared memory where the layer has them
@@ -86,6 +86,12 @@ mlir::FailureOr<FusedPlan> analyzeFused(mlir::ModuleOp module,
 /// ring of KernelConfig::stateRing slots where it takes one. Call once the
 /// pass options are applied to the plan.
 void sizeStateSlots(FusedPlan &plan);
+
+/// Declares the look-back's workspaces (KernelConfig::lookBack):
+/// `chunk_states` [b, nc, h, p, n] f32, each chunk's own state, and `chain_status` [b * nc * h * pBlocks] i32, zero-initialised,
+/// per (row, head, p-block, chunk): 1 once the chunk state is published, 2
+/// once the state at the chunk's end is (slot c + 1).
+void addLookBackWorkspaces(FusedPlan &plan);
 
 /// Declares the `chain_profile` workspace (Profile.h) and marks the plan.
 void addProfileWorkspace(FusedPlan &plan);
@@ -147,6 +153,12 @@ void forEachStateElement(FusedBuild &f, Value p0,
 /// The counter index of (row, head, pb) in `state_turn`, which is also the
 /// index of its init and final items.
 Value turnIndex(FusedBuild &f, Value row, Value head, Value pb);
+
+/// The look-back's status words (KernelConfig::lookBack): the index of
+/// chunk `c`'s status in `chain_status` for the chain `turn` (turnIndex),
+/// and its values.
+Value chainStatusIndex(FusedBuild &f, Value turn, Value c);
+constexpr int64_t kChunkStatePublished = 1, kEndStatePublished = 2;
 
 // The item bodies; `index` counts items of the kind from 0.
 void emitInitItem(FusedBuild &f, Value index);

@@ -30,9 +30,10 @@ struct ConvertSSDFusedToGPUPass
                          << pBlock;
       return signalPassFailure();
     }
-    if (stateChain != "segment" && stateChain != "chunk") {
+    if (stateChain != "segment" && stateChain != "chunk" &&
+        stateChain != "lookback") {
       module.emitError() << "convert-ssd-fused-to-gpu: state-chain must be "
-                            "'segment' or 'chunk', got '"
+                            "'chunk', 'segment' or 'lookback', got '"
                          << stateChain << "'";
       return signalPassFailure();
     }
@@ -71,13 +72,18 @@ struct ConvertSSDFusedToGPUPass
       return signalPassFailure();
     plan->p.useMma = tensorCores;
     // Segments would straddle sequences in a varlen row.
-    plan->segmented = stateChain == "segment" && !plan->p.isVarlen();
+    if (stateChain == "segment" && !plan->p.isVarlen())
+      plan->chain = fused::StateChain::Segment;
+    if (stateChain == "lookback")
+      plan->chain = fused::StateChain::LookBack;
     plan->mma = mma == "wgmma" ? MmaInstr::Wgmma : MmaInstr::MmaSync;
     // auto: TMA wherever the chip has it (measured 7-8% faster on the H200
     // at 16K and 128K tokens, outputs bitwise equal; bench/NOTES-fused-gpu.md).
     bool tma = copy == "tma" || (copy == "auto" && chip == "sm_90a");
     plan->copy = tma ? CopyInstr::Tma : CopyInstr::CpAsync;
     fused::sizeStateSlots(*plan);
+    if (fused::chooseKernelConfig(*plan).lookBack())
+      fused::addLookBackWorkspaces(*plan);
     if (profile)
       fused::addProfileWorkspace(*plan);
 

@@ -25,8 +25,10 @@ struct FusedPipelineCLOptions
       llvm::cl::init(0)};
   Option<std::string> stateChain{
       *this, "state-chain",
-      llvm::cl::desc("chunk (one chain step per chunk) or segment (the state "
-                     "carried on chip through segments of chunks)"),
+      llvm::cl::desc("chunk (one chain step per chunk), lookback (per chunk, "
+                     "a decoupled look-back over the chunk states) or "
+                     "segment (the state carried on chip through segments "
+                     "of chunks)"),
       llvm::cl::init("chunk")};
   Option<std::string> mma{
       *this, "mma",

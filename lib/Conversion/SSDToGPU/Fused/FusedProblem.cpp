@@ -303,6 +303,43 @@ void addProfileWorkspace(FusedPlan &plan) {
   plan.p.buffers.push_back(spec);
 }
 
+void addLookBackWorkspaces(FusedPlan &plan) {
+  // Shaped after dA_cumsum [b, heads, nc, Q] and passed_states. The chunk
+  // states stay f32 whatever the state precision, so that a look-back
+  // rounds exactly where the turn chain's slots do (LookBack.cpp).
+  const BufferSpec *dA = plan.p.find("dA_cumsum");
+  const BufferSpec *slots = plan.p.find("passed_states");
+  assert(dA && slots && "the fused workspaces are declared");
+  int64_t b = dA->type.getDimSize(0), nc = dA->type.getDimSize(2);
+  const std::string &bx = dA->shape[0], &ncx = dA->shape[2];
+  int64_t perRow = plan.p.heads * plan.pBlocks;
+  SmallVector<int64_t> shape(slots->type.getShape());
+  shape[1] = nc;
+  SmallVector<std::string> symbols(slots->shape);
+  symbols[1] = ncx;
+  BufferSpec chunkStates{
+      "chunk_states",
+      RankedTensorType::get(shape, Float32Type::get(dA->type.getContext())),
+      symbols, false, true};
+  int64_t dyn = ShapedType::kDynamic;
+  int64_t statuses = b == dyn || nc == dyn ? dyn : b * nc * perRow;
+  BufferSpec status{
+      "chain_status",
+      RankedTensorType::get({statuses},
+                            IntegerType::get(dA->type.getContext(), 32)),
+      {productExpr({bx, ncx, std::to_string(perRow)})}, false, true};
+  // Beside the slots and the counters: the runtime zeroes adjacent
+  // zero-initialised workspaces with one memset.
+  auto after = [&](StringRef name) {
+    return llvm::find_if(plan.p.buffers, [&](const BufferSpec &s) {
+             return s.name == name;
+           }) + 1;
+  };
+  plan.p.buffers.insert(after("passed_states"), chunkStates);
+  plan.p.buffers.insert(after("state_turn"), status);
+  plan.zeroInit.push_back("chain_status");
+}
+
 void sizeStateSlots(FusedPlan &plan) {
   int64_t ring = chooseKernelConfig(plan).stateRing;
   if (!ring)

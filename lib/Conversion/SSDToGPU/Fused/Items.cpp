@@ -146,8 +146,15 @@ void emitInitItem(FusedBuild &f, Value index) {
 void emitFinalItem(FusedBuild &f, Value index) {
   Emitter &e = f.e;
   StateItem it = decodeStateItem(f, index);
-  // Every chain step of the row is done: turn = steps + 1.
-  blockAcquire(e, f.arg("state_turn"), index, e.add(f.chainSteps, 1));
+  // Every chain step of the row is done: turn = steps + 1, or with the
+  // look-back the last chunk's end state published (the states before it
+  // were published first, or folded into it).
+  if (f.config.lookBack())
+    blockAcquire(e, f.arg("chain_status"),
+                 chainStatusIndex(f, index, e.sub(f.numChunks, e.idx(1))),
+                 e.idx(kEndStatePublished));
+  else
+    blockAcquire(e, f.arg("state_turn"), index, e.add(f.chainSteps, 1));
   Value slots = f.arg("passed_states");
   forEachSequence(f, it.row, [&](Value seq, Value, Value last) {
     forEachStateElement(f, it.p0, [&](Value pp, Value nn) {

@@ -56,7 +56,6 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   int64_t pBlock = plan.pBlock;
   KernelConfig c;
   c.pBlock = pBlock;
-  c.segmented = plan.segmented;
   c.mmaType = mmaElementType(p);
   c.stateDepth = stateDepth(p);
   c.stateScalarDepth = depthFor(p, p.chunk);
@@ -85,6 +84,15 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   // Both vector paths, dstate a multiple of the scan's depth.
   c.residentState =
       c.stateVectors && c.scanVectors && p.state % c.scanDepth == 0;
+  // The look-back folds a thread's own vectors of the chunk state's output
+  // tile across several chunk states (TileMatmul::threadOutputVectors), and
+  // the scan must take the state it folded from shared memory; the slots
+  // are per chunk, so varlen layers (per-sequence slots) keep the turns.
+  bool lookBackFits = c.residentState && !p.isVarlen() &&
+                      state(plan.mma).outputVectorsEven();
+  c.chain = plan.chain == StateChain::LookBack && !lookBackFits
+                ? StateChain::Chunk
+                : plan.chain;
 
   // TMA rows (copy=tma): layers without cu_seqlens (a box starts at a
   // chunk's first token and reads zeros past the sequence end), pBlock and
@@ -125,7 +133,7 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
 
   // Whether the layer and the products allow raw operands at all (before
   // the shared-memory budget): the mma.sync products, or the wgmma scan.
-  bool rawApply = !plan.segmented && c.residentState &&
+  bool rawApply = !c.segmented() && c.residentState &&
                   (plan.mma == MmaInstr::MmaSync || wgmmaScan) && c.mmaType &&
                   c.mmaType.getIntOrFloatBitWidth() == 16 &&
                   p.elementType == c.mmaType && pBlock % kVectorWidth == 0 &&
@@ -155,11 +163,29 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.scanFromFragments = scanFromFragments(raw);
   c.productBufferBytes = bufferBytes(raw);
   c.profile = plan.profile;
+  if (c.lookBack())
+    c.lookBackPatience = kLookBackPatience;
   // Step c writes slot c + 1 after its turn, when step c - 1, the last
-  // reader of slot c - 1 (the same ring slot), has folded and released.
-  bool stateOnChip = c.segmented || c.residentState;
-  c.stateRing = stateOnChip && !p.isVarlen() ? kStateRingSlots : 0;
+  // reader of slot c - 1 (the same ring slot), has folded and released. A
+  // look-back reads whichever slot holds the latest published state: one
+  // slot per chunk.
+  bool stateOnChip = c.segmented() || c.residentState;
+  c.stateRing = stateOnChip && !p.isVarlen() && !c.lookBack()
+                    ? kStateRingSlots
+                    : 0;
   return c;
+}
+
+StringRef stateChainName(StateChain chain) {
+  switch (chain) {
+  case StateChain::Chunk:
+    return "chunk";
+  case StateChain::Segment:
+    return "segment";
+  case StateChain::LookBack:
+    return "lookback";
+  }
+  llvm_unreachable("every state chain has a name");
 }
 
 StringRef KernelConfig::mmaName(bool scan) const {
@@ -179,7 +205,7 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
   config.set("block", b.getI64IntegerAttr(blockThreads));
   config.set("blocks_per_sm", b.getI64IntegerAttr(blocksPerSM));
   config.set("p_block", b.getI64IntegerAttr(pBlock));
-  config.set("state_chain", b.getStringAttr(segmented ? "segment" : "chunk"));
+  config.set("state_chain", b.getStringAttr(stateChainName(chain)));
   config.set("mma", b.getStringAttr(mmaName()));
   config.set("state_mma", b.getStringAttr(mmaName(/*scan=*/false)));
   config.set("operands",
@@ -187,6 +213,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
                              : operands == OperandPath::CpAsync ? "cp.async"
                                                                 : "registers"));
   config.set("state_ring", b.getI64IntegerAttr(stateRing));
+  if (lookBack())
+    config.set("look_back_patience", b.getI64IntegerAttr(lookBackPatience));
   if (profile)
     config.set("profile", b.getBoolAttr(true));
   config.set("shared_memory", b.getI64IntegerAttr(sharedMemory));

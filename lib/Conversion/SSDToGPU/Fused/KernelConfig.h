@@ -24,8 +24,26 @@ constexpr int64_t kBlocksPerSM = 2;
 constexpr int64_t kThreads = 256;
 /// Slots of a state ring (KernelConfig::stateRing).
 constexpr int64_t kStateRingSlots = 2;
+/// Cycles a look-back item waits for its predecessor's end state first
+/// (KernelConfig::lookBackPatience): where the chain keeps up, as with
+/// many heads, the wait is short and the item folds as the turn chain does,
+/// without the chunk state's 32 KB store and the look-back's loads.
+constexpr int64_t kLookBackPatience = 2000;
 
 struct FusedPlan;
+
+/// How a (row, head, p-block) state chain is walked:
+///  - Chunk: one item per chunk; step c waits its turn (turn = c + 1), folds
+///    slot(c) into slot(c + 1) and passes the turn on (ChainItem.cpp);
+///  - Segment: one item per segment of chunks, the state carried on chip
+///    (SegmentItem.cpp);
+///  - LookBack: one item per chunk; an item whose predecessor has not yet
+///    published its state publishes its own chunk state, and folds the
+///    latest published state with the chunk states after it (a decoupled
+///    look-back, LookBack.cpp), so that the chain's latency is paid once
+///    per look-back instead of once per chunk.
+enum class StateChain { Chunk, Segment, LookBack };
+llvm::StringRef stateChainName(StateChain chain);
 
 /// How the chain item's products get x, B and C: raw rows copied whole
 /// into shared memory by TMA or by cp.async and read there in place, or
@@ -36,8 +54,11 @@ struct KernelConfig {
   int64_t blockThreads = kThreads;
   int64_t blocksPerSM = kBlocksPerSM;
   int64_t pBlock = 0; // headdim rows of one chain item
-  /// The state chain walks segments of chunks (FusedPlan::segmented).
-  bool segmented = false;
+  /// How the state chain is walked (FusedPlan::chain, where the layer and
+  /// the products allow it).
+  StateChain chain = StateChain::Chunk;
+  bool segmented() const { return chain == StateChain::Segment; }
+  bool lookBack() const { return chain == StateChain::LookBack; }
   /// The tensor-core element type of the products, null on the FMA path.
   Type mmaType;
   /// The tensor-core instruction of each product (TileMatmul takes
@@ -75,6 +96,10 @@ struct KernelConfig {
   /// cu_seqlens (whose initial states sit in per-sequence slots); then two
   /// slots suffice, and the workspace no longer grows with L.
   int64_t stateRing = 0;
+  /// With the look-back: SM clock cycles an item waits for its
+  /// predecessor's end state before it publishes its own chunk state and
+  /// looks back (kLookBackPatience).
+  int64_t lookBackPatience = 0;
   /// The chain items record their phase clocks (FusedPlan::profile).
   bool profile = false;
 

@@ -2,6 +2,7 @@
 #include "Sync.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -53,23 +54,38 @@ void fenceDevice(Emitter &e) {
   LLVM::FenceOp::create(e.b, LLVM::AtomicOrdering::acq_rel, kDeviceScope);
 }
 
-void spinUntilAtLeast(Emitter &e, Value ptr, Value target) {
+Value spinUntilAtLeast(Emitter &e, Value ptr, Value target,
+                       int64_t patienceCycles) {
   ImplicitLocOpBuilder &b = e.b;
-  auto loop = scf::WhileOp::create(b, TypeRange{}, ValueRange{});
+  Type index = b.getIndexType(), i64 = b.getI64Type();
+  Value start;
+  if (patienceCycles > 0)
+    start = NVVM::Clock64Op::create(b, i64);
+  auto loop = scf::WhileOp::create(b, TypeRange{index}, ValueRange{});
   Block *before = b.createBlock(&loop.getBefore());
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(before);
-    Value pending = e.lt(loadAcquire(e, ptr), target);
-    scf::ConditionOp::create(b, pending, ValueRange{});
+    Value v = loadAcquire(e, ptr);
+    Value pending = e.lt(v, target);
+    if (start) {
+      Value waited =
+          arith::SubIOp::create(b, NVVM::Clock64Op::create(b, i64), start);
+      Value patient = arith::CmpIOp::create(
+          b, arith::CmpIPredicate::slt, waited,
+          arith::ConstantIntOp::create(b, patienceCycles, 64));
+      pending = e.andi(pending, patient);
+    }
+    scf::ConditionOp::create(b, pending, ValueRange{v});
   }
-  Block *after = b.createBlock(&loop.getAfter());
+  Block *after = b.createBlock(&loop.getAfter(), {}, {index}, {b.getLoc()});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(after);
     scf::YieldOp::create(b, ValueRange{});
   }
   b.setInsertionPointAfter(loop);
+  return loop.getResult(0);
 }
 
 void blockAcquire(Emitter &e, Value counters, Value index, Value target) {

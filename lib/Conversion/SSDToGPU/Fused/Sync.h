@@ -48,8 +48,12 @@ void storeRelaxed(Emitter &e, Value ptr, Value value);
 /// `fence.acq_rel.gpu`.
 void fenceDevice(Emitter &e);
 
-/// Thread 0 spins until the counter at `ptr` is at least `target`.
-void spinUntilAtLeast(Emitter &e, Value ptr, Value target);
+/// Spins until the counter at `ptr` is at least `target` (acquire), and
+/// returns the value read last, as an index. With `patienceCycles` > 0 it
+/// gives up once that many SM clock cycles have passed (the value read
+/// last may then be below `target`).
+Value spinUntilAtLeast(Emitter &e, Value ptr, Value target,
+                       int64_t patienceCycles = 0);
 
 /// The whole block waits until counter `index` of `counters` reaches
 /// `target` (acquire), after which the producer's writes are visible to

@@ -1,0 +1,94 @@
+// The state chain by decoupled look-back (state-chain=lookback).
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback" | FileCheck %s
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback tensor-cores=false" | FileCheck %s --check-prefix=SIMT
+
+// The Mamba-2 2.7B layer, fp32 states: one slot per chunk boundary (a
+// look-back reads whichever slot holds the latest published state, so no
+// ring), the chunk states f32 beside them, and one zero-initialised status
+// word per (chunk, head) next to the other counters.
+// CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
+// CHECK-SAME: {abi = "memref", kind = "workspace", name = "state_turn"}, {abi = "memref", kind = "workspace", name = "chunk_states"}, {abi = "memref", kind = "workspace", name = "chain_status"}
+// CHECK-SAME: {dtype = "f32", name = "passed_states", shape = [1, "nc + 1", 80, 64, 128]}, {dtype = "f32", name = "chunk_states", shape = [1, "nc", 80, 64, 128]}
+// CHECK-SAME: {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}, {dtype = "i32", name = "chain_status", shape = ["nc * 80"], zero_init = true}]
+// CHECK: gpu.func @ssd_fused(
+// CHECK-SAME: look_back_patience = 2000 : i64
+// CHECK-SAME: state_chain = "lookback"
+// CHECK-SAME: state_ring = 0 : i64
+// CHECK-SAME: ssd.state_chain = "lookback"
+// Step 1: thread 0 waits for chunk c - 1's end state (status 2) for at most
+// the patience, measured on the SM clock.
+// CHECK: %[[T0:.*]] = nvvm.read.ptx.sreg.clock64 : i64
+// CHECK: scf.while
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK: %[[NOW:.*]] = nvvm.read.ptx.sreg.clock64 : i64
+// CHECK: %[[WAITED:.*]] = arith.subi %[[NOW]], %[[T0]] : i64
+// CHECK: arith.cmpi slt, %[[WAITED]], %c2000_i64 : i64
+// Step 2, when it did not come: the chunk state out of the output tile
+// into chunk_states (the kernel's 17th argument), then thread 0's release
+// (fence, status 1) and the look-back, a loop over the earlier chunks'
+// statuses.
+// CHECK: scf.if %{{.*}} -> (index) {
+// CHECK: } else {
+// CHECK: vector.store %{{.*}}, %arg17[{{.*}}] {alignment = 16 : i64} : memref<1x?x80x64x128xf32>, vector<8xf32>
+// CHECK: gpu.barrier
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic
+// CHECK: scf.while (%{{.*}} = %{{.*}}) : (index) -> (index, index)
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
+// Step 3: the latest published state folded with the chunk states after it
+// (fp32 slots: nothing to round), then the chunk's own state into slot
+// c + 1, the start state into the scan's resident operand, status 2.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: vector.load %arg17[{{.*}}] {alignment = 16 : i64} : memref<1x?x80x64x128xf32>, vector<8xf32>
+// CHECK-NOT: arith.truncf
+// CHECK: math.fma
+// CHECK: scf.yield
+// CHECK: math.fma
+// CHECK: vector.store %{{.*}}, %arg12[{{.*}}] {alignment = 16 : i64} : memref<1x?x80x64x128xf32>, vector<8xf32>
+// CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic
+// The final item waits for the last chunk's end state.
+// CHECK: gpu.return
+
+// Without tensor cores the products do not take the vector path: the
+// per-chunk turn chain.
+// SIMT-LABEL: module attributes
+// SIMT-NOT: chunk_states
+// SIMT: gpu.func @ssd_fused(
+// SIMT-SAME: state_chain = "chunk"
+func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {
+  %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+  return %y, %fs : tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>
+}
+
+// -----
+
+// fp16 states: the chunk states stay f32, and every state a look-back
+// passes over is rounded to f16, as the turn chain's slot would hold it.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: {dtype = "f16", name = "passed_states", shape = [2, "nc + 1", 8, 64, 128]}, {dtype = "f32", name = "chunk_states", shape = [2, "nc", 8, 64, 128]}
+// CHECK-SAME: {dtype = "i32", name = "chain_status", shape = ["nc * 16"], zero_init = true}
+// CHECK: gpu.func @ssd_fused(
+// CHECK-SAME: ssd.state_chain = "lookback"
+// CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: math.fma
+// CHECK-NEXT: arith.truncf %{{.*}} : vector<8xf32> to vector<8xf16>
+// CHECK-NEXT: arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK: scf.yield
+func.func @f16_states(%x: tensor<2x?x8x64xbf16>, %dt: tensor<2x?x8xf32>, %A: tensor<8xf32>, %B: tensor<2x?x1x128xbf16>, %C: tensor<2x?x1x128xbf16>) -> (tensor<2x?x8x64xbf16>, tensor<2x8x64x128xf16>) {
+  %y, %fs = ssd.fused x(%x : tensor<2x?x8x64xbf16>) dt(%dt : tensor<2x?x8xf32>) A(%A : tensor<8xf32>) B(%B : tensor<2x?x1x128xbf16>) C(%C : tensor<2x?x1x128xbf16>) {chunk_size = 128 : i64, state_type = f16} -> tensor<2x?x8x64xbf16>, tensor<2x8x64x128xf16>
+  return %y, %fs : tensor<2x?x8x64xbf16>, tensor<2x8x64x128xf16>
+}
+
+// -----
+
+// Varlen layers keep the turn chain (their slots are per sequence).
+// CHECK-LABEL: module attributes
+// CHECK-NOT: chain_status
+// CHECK: gpu.func @ssd_fused(
+// CHECK-SAME: ssd.state_chain = "chunk"
+func.func @varlen(%x: tensor<1x?x4x64xbf16>, %dt: tensor<1x?x4xf32>, %A: tensor<4xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %cu: tensor<?xi32>) -> (tensor<1x?x4x64xbf16>, tensor<?x4x64x128xf32>) {
+  %y, %fs = ssd.fused x(%x : tensor<1x?x4x64xbf16>) dt(%dt : tensor<1x?x4xf32>) A(%A : tensor<4xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) cu_seqlens(%cu : tensor<?xi32>) {chunk_size = 128 : i64} -> tensor<1x?x4x64xbf16>, tensor<?x4x64x128xf32>
+  return %y, %fs : tensor<1x?x4x64xbf16>, tensor<?x4x64x128xf32>
+}
