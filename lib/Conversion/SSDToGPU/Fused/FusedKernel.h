@@ -88,7 +88,8 @@ mlir::FailureOr<FusedPlan> analyzeFused(mlir::ModuleOp module,
 void sizeStateSlots(FusedPlan &plan);
 
 /// Declares the look-back's workspaces (KernelConfig::lookBack):
-/// `chunk_states` [b, nc, h, p, n] f32, each chunk's own state, and `chain_status` [b * nc * h * pBlocks] i32, zero-initialised,
+/// `chunk_states` [b, nc, h, p, n] in the state precision, each chunk's own
+/// state, and `chain_status` [b * nc * h * pBlocks] i32, zero-initialised,
 /// per (row, head, p-block, chunk): 1 once the chunk state is published, 2
 /// once the state at the chunk's end is (slot c + 1).
 void addLookBackWorkspaces(FusedPlan &plan);

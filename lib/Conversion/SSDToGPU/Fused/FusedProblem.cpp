@@ -304,9 +304,9 @@ void addProfileWorkspace(FusedPlan &plan) {
 }
 
 void addLookBackWorkspaces(FusedPlan &plan) {
-  // Shaped after dA_cumsum [b, heads, nc, Q] and passed_states. The chunk
-  // states stay f32 whatever the state precision, so that a look-back
-  // rounds exactly where the turn chain's slots do (LookBack.cpp).
+  // Shaped after dA_cumsum [b, heads, nc, Q] and passed_states, in the
+  // state precision (LookBack.cpp rounds an item's own chunk state the
+  // same way where it does not publish it).
   const BufferSpec *dA = plan.p.find("dA_cumsum");
   const BufferSpec *slots = plan.p.find("passed_states");
   assert(dA && slots && "the fused workspaces are declared");
@@ -319,7 +319,7 @@ void addLookBackWorkspaces(FusedPlan &plan) {
   symbols[1] = ncx;
   BufferSpec chunkStates{
       "chunk_states",
-      RankedTensorType::get(shape, Float32Type::get(dA->type.getContext())),
+      RankedTensorType::get(shape, slots->type.getElementType()),
       symbols, false, true};
   int64_t dyn = ShapedType::kDynamic;
   int64_t statuses = b == dyn || nc == dyn ? dyn : b * nc * perRow;

@@ -19,9 +19,10 @@
 //      as the chunk scan's state operand.
 // Step 1 waits up to KernelConfig::lookBackPatience cycles first: where
 // the chain keeps up (many heads) that wait is short and cheaper than the
-// chunk state's store and the look-back's loads. Every state passed over
-// is rounded to the slots' precision, as the turn chain's slots would hold
-// it, so the outputs do not depend on the way an item took.
+// chunk state's store and the look-back's loads. Chunk states and passed
+// states are rounded to the state precision at every step, whichever way
+// an item took, so the outputs do not depend on it (with fp16 states the
+// chunk states are rounded too, unlike the turn chain's).
 // An item waits only on chunks before it (smaller tickets) and publishes a
 // status without waiting on any chunk after it, so the kernel cannot
 // deadlock. Where the chain keeps up an item costs what the turn's does (a
@@ -162,9 +163,10 @@ void foldByLookBack(FusedBuild &f, ChainItem &it, Value shared) {
     state.push_back(e.toF32Vector(
         e.loadVector(slots, stateAt(first, rr, nn), kVectorWidth)));
   Value dA = f.arg("dA_cumsum"), lastQ = e.idx(p.chunk - 1);
-  // Each state P(j + 1) passed over is rounded to the slots' precision, as
-  // the turn chain's slot would hold it: the outputs do not depend on which
-  // way an item took (bitwise, run to run).
+  // Every chunk state and every state P(j + 1) passed over is rounded to the
+  // slots' precision, as the published chunk states and the slots hold
+  // them: the outputs do not depend on the way an item took (bitwise, run
+  // to run).
   Type slotType = cast<MemRefType>(slots.getType()).getElementType();
   auto asInSlot = [&](Value v) {
     if (slotType.isF32())
@@ -190,7 +192,7 @@ void foldByLookBack(FusedBuild &f, ChainItem &it, Value shared) {
   Value nextSlot = e.add(it.place.slot, 1);
   for (auto [i, at] : llvm::enumerate(owned)) {
     auto [rr, nn] = at;
-    Value own = mm.loadOutputVector(rr, nn);
+    Value own = asInSlot(mm.loadOutputVector(rr, nn));
     e.storeVector(math::FmaOp::create(b, carry, state[i], own), slots,
                   stateAt(nextSlot, rr, nn));
     e.storeVector(state[i], it.sState, residentStateAt(f, rr, nn));
