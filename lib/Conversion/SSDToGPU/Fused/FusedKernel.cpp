@@ -68,6 +68,7 @@ void persistentLoop(FusedBuild &f) {
   ImplicitLocOpBuilder &b = e.b;
   TicketRanges ranges = ticketRanges(f);
   Value slot = f.k.sharedBuffer({1}, b.getI64Type());
+  f.broadcastSlot = slot;
   Value ticket = f.arg("ticket");
   // With TMA operands the loop carries the parity of the mbarriers' next
   // phase: every chain item completes one phase of each.

@@ -120,6 +120,10 @@ struct FusedBuild {
   /// the chunk's x and B rows and the second for its C rows, and the parity
   /// (i32) of the phase the current chain item waits for.
   Value tmaBarriers, tmaParity;
+  /// The shared i64 the persistent loop broadcasts each ticket through
+  /// (broadcastFromThread0); free between the ticket's broadcast and the
+  /// item's end, so an item may broadcast its own values through it.
+  Value broadcastSlot;
   /// With a profile: the current chain item's phase clocks (shared i64).
   Value profileClocks;
 

@@ -108,7 +108,7 @@ void foldByLookBack(FusedBuild &f, ChainItem &it, Value shared) {
   Value turn = turnIndex(f, it.row, it.head, it.pb);
   Value statuses = f.arg("chain_status");
   Value slots = f.arg("passed_states"), chunkStates = f.arg("chunk_states");
-  Value broadcastSlot = f.k.sharedBuffer({1}, b.getI64Type());
+  Value broadcastSlot = f.broadcastSlot;
   Value zero = e.idx(0), one = e.idx(1);
   // 1. Is P(c) published, or will it be within the patience? (Chunk 0
   // starts from slot 0, the init item's.)
