@@ -44,7 +44,7 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                     [--chunk-size Q] [--dtype bf16|f16|f32] [--state-dtype f32|f16]
                     [--features LIST] [--dt-limit LO,HI])
                    [--target sm_90a|cpu] [--strategy fused|unfused]
-                   [--state-chain chunk|lookback|segment] [--mma mma.sync|wgmma]
+                   [--state-chain chunk|lookback|auto|segment] [--mma mma.sync|wgmma]
                    [--copy auto|cp.async|tma] [--p-block R] [--profile] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
@@ -110,8 +110,9 @@ cl::opt<std::string> stateChain(
     "state-chain",
     cl::desc("fused only: chunk (default: one chain step per chunk, the "
              "state through global memory), lookback (per chunk, a decoupled "
-             "look-back over the chunk states) or segment (segments of "
-             "chunks with the state carried on chip)"),
+             "look-back over the chunk states), auto (lookback where few "
+             "chains run at once, chunk elsewhere, per launch) or segment "
+             "(segments of chunks with the state carried on chip)"),
     cl::value_desc("C"), cl::cat(category));
 cl::opt<std::string>
     mma("mma",
@@ -217,9 +218,9 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
   options.strategy = strategy;
   options.fromLowered = fromLowered;
   if (given(stateChain) && stateChain != "segment" && stateChain != "chunk" &&
-      stateChain != "lookback")
+      stateChain != "lookback" && stateChain != "auto")
     return "--state-chain: unknown chain '" + stateChain +
-           "' (expected chunk, lookback or segment)";
+           "' (expected chunk, lookback, auto or segment)";
   options.stateChain = stateChain;
   if (given(mma) && mma != "mma.sync" && mma != "wgmma")
     return "--mma: unknown instruction '" + mma +

@@ -24,7 +24,7 @@ inline constexpr const char *kCompilerVersion = "0.1.0";
 struct CompileOptions {
   std::string target = "sm_90a"; ///< sm_90a or cpu
   std::string strategy = "fused";
-  /// The fused kernel's state-chain (chunk, lookback or segment); empty: the
+  /// The fused kernel's state-chain (chunk, lookback, auto or segment); empty: the
   /// pipeline's default.
   std::string stateChain;
   /// The fused kernel's tensor-core instruction (mma.sync or wgmma); empty:

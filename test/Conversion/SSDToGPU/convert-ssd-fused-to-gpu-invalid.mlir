@@ -11,7 +11,7 @@
 // COPY: error: convert-ssd-fused-to-gpu: copy must be 'auto', 'cp.async' or 'tma', got 'bulk'
 // COPY-CHIP: error: convert-ssd-fused-to-gpu: copy=tma needs chip sm_90a, got 'sm_80'
 
-// CHAIN: error: convert-ssd-fused-to-gpu: state-chain must be 'chunk', 'segment' or 'lookback', got 'tree'
+// CHAIN: error: convert-ssd-fused-to-gpu: state-chain must be 'chunk', 'segment', 'lookback' or 'auto', got 'tree'
 
 // The combined op has not been decomposed and fused.
 func.func @combined(%x: tensor<1x?x2x16xf32>, %dt: tensor<1x?x2xf32>, %A: tensor<2xf32>, %B: tensor<1x?x1x16xf32>, %C: tensor<1x?x1x16xf32>) -> (tensor<1x?x2x16xf32>, tensor<1x2x16x16xf32>) {

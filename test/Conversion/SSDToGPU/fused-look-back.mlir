@@ -1,6 +1,7 @@
 // The state chain by decoupled look-back (state-chain=lookback).
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback" | FileCheck %s
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback tensor-cores=false" | FileCheck %s --check-prefix=SIMT
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=auto" | FileCheck %s --check-prefix=AUTO
 
 // The Mamba-2 2.7B layer, fp32 states: one slot per chunk boundary (a
 // look-back reads whichever slot holds the latest published state, so no
@@ -99,4 +100,40 @@ func.func @f16_states(%x: tensor<2x?x8x64xbf16>, %dt: tensor<2x?x8xf32>, %A: ten
 func.func @varlen(%x: tensor<1x?x4x64xbf16>, %dt: tensor<1x?x4xf32>, %A: tensor<4xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %cu: tensor<?xi32>) -> (tensor<1x?x4x64xbf16>, tensor<?x4x64x128xf32>) {
   %y, %fs = ssd.fused x(%x : tensor<1x?x4x64xbf16>) dt(%dt : tensor<1x?x4xf32>) A(%A : tensor<4xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) cu_seqlens(%cu : tensor<?xi32>) {chunk_size = 128 : i64} -> tensor<1x?x4x64xbf16>, tensor<?x4x64x128xf32>
   return %y, %fs : tensor<1x?x4x64xbf16>, tensor<?x4x64x128xf32>
+}
+
+// -----
+
+// state-chain=auto: one kernel that takes the look-back where the grid
+// holds at least 4 blocks per chain (b x heads x p-blocks chains) and the
+// turns with their ring of two slots elsewhere, decided per launch; the
+// manifest sizes the slots and the chunk states by the same rule through
+// the derived symbol look_back.
+// AUTO-LABEL: derived = {look_back = "1 - min(1, (b * 32 - 1) / (num_sms * 2))"}
+// AUTO-SAME: {dtype = "f32", name = "passed_states", shape = ["b", "2 + look_back * (nc + 1 - 2)", 8, 64, 128]}, {dtype = "f32", name = "chunk_states", shape = ["b", "max(1, look_back * nc)", 8, 64, 128]}
+// AUTO-SAME: {dtype = "i32", name = "chain_status", shape = ["b * nc * 8"], zero_init = true}
+// AUTO: gpu.func @ssd_fused(
+// AUTO-SAME: state_chain = "auto"
+// AUTO-SAME: state_ring = 2 : i64
+// AUTO-SAME: ssd.state_chain = "auto"
+// The chain rows (chooseChainRows), then the choice.
+// AUTO: arith.maxsi
+// AUTO-NEXT: %[[GRID:.*]] = gpu.grid_dim x
+// AUTO-NEXT: %[[PERROW:.*]] = arith.constant 32 : index
+// AUTO-NEXT: %[[CHAINS:.*]] = arith.muli %{{.*}}, %[[PERROW]] : index
+// AUTO: %[[LOOKBACK:.*]] = arith.cmpi sle, %[[CHAINS]], %[[GRID]] : index
+// The chain item: the look-back's step or the turn's, and slots in the
+// ring only where it takes the turns.
+// AUTO: scf.if %[[LOOKBACK]] {
+// AUTO: llvm.fence syncscope("device") acq_rel
+// AUTO: %[[TURNS:.*]] = arith.cmpi eq, %[[LOOKBACK]], %false : i1
+// AUTO: scf.if %[[TURNS]] {
+// AUTO: %[[RING:.*]] = arith.remui %{{.*}}, %c2{{.*}} : index
+// AUTO: arith.select %[[LOOKBACK]], %{{.*}}, %[[RING]] : index
+// The final item waits on the status of the last chunk or on the turn.
+// AUTO: scf.if %[[LOOKBACK]] {
+// AUTO: arith.cmpi eq, %[[LOOKBACK]], %false : i1
+func.func @auto(%x: tensor<?x?x8x64xbf16>, %dt: tensor<?x?x8xf32>, %A: tensor<8xf32>, %B: tensor<?x?x1x128xbf16>, %C: tensor<?x?x1x128xbf16>) -> (tensor<?x?x8x64xbf16>, tensor<?x8x64x128xf32>) {
+  %y, %fs = ssd.fused x(%x : tensor<?x?x8x64xbf16>) dt(%dt : tensor<?x?x8xf32>) A(%A : tensor<8xf32>) B(%B : tensor<?x?x1x128xbf16>) C(%C : tensor<?x?x1x128xbf16>) {chunk_size = 128 : i64} -> tensor<?x?x8x64xbf16>, tensor<?x8x64x128xf32>
+  return %y, %fs : tensor<?x?x8x64xbf16>, tensor<?x8x64x128xf32>
 }

@@ -46,7 +46,7 @@ void buildGPUKernelsToBinary(mlir::OpPassManager &pm,
 /// Appends ssd-decompose, ssd-fuse, convert-ssd-fused-to-gpu (one
 /// persistent kernel) and the shared NVVM/binary tail. `pBlock` is the
 /// headdim rows of a work item (0: the lowering's choice); `stateChain` is
-/// convert-ssd-fused-to-gpu's state-chain (chunk, lookback or segment) and `mma` its
+/// convert-ssd-fused-to-gpu's state-chain (chunk, lookback, auto or segment) and `mma` its
 /// mma (mma.sync or wgmma), `copy` its copy (auto, cp.async or tma),
 /// `profile` its profile (the chain items' phase clocks).
 void buildGPUFusedPipeline(mlir::OpPassManager &pm,

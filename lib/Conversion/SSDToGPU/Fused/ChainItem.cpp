@@ -21,8 +21,9 @@
 // (KernelConfig::stateRing). This is the default chain
 // (`state-chain=chunk`) and the one varlen layers take;
 // `state-chain=lookback` replaces step 3 by a decoupled look-back over the
-// chunk states (LookBack.cpp), and `state-chain=segment` walks segments of
-// chunks instead (SegmentItem.cpp).
+// chunk states (LookBack.cpp), `state-chain=auto` chooses between the two
+// per launch, and `state-chain=segment` walks segments of chunks instead
+// (SegmentItem.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "ChainParts.h"
@@ -37,42 +38,18 @@ namespace ssd {
 namespace gpu_lowering {
 namespace fused {
 
-void emitChainItem(FusedBuild &f, Value index) {
-  Emitter &e = f.e;
-  ChainItem it;
-  it.c = decodeChainIndex(f, index, it);
-  it.place = placeChunk(f, it.c);
-  profileStart(f);
-  // x and B are inputs: their copies start before the wait for the chunk's
-  // cumsum and CB.
-  const KernelConfig &config = f.config;
-  if (config.rawOperands())
-    copyChunkXB(f, it);
-  waitForChunks(f, it.row, it.c, e.add(it.c, 1), /*cumsum=*/true, it.group);
-  profileStamp(f, ChainPhase::CountersAwaited);
-  stageChunk(f, it);
-  profileStamp(f, ChainPhase::Staged);
-  // One buffer for the vector paths of both products.
-  Value shared;
-  if (int64_t bytes = config.productBufferBytes)
-    shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());
-  if (config.residentState)
-    it.sState = allocateResidentState(f);
-  if (config.lookBack()) {
-    foldByLookBack(f, it, shared);
-    chunkScan(f, it, shared);
-    profileFinish(f, it);
-    return;
-  }
+namespace {
 
-  // Steps 2 and 3: the whole chunk state, then under the turn
-  // slot(c) + 1 <- carry * slot(c) + S.
+/// Steps 2 and 3 under the turn: the whole chunk state, then
+/// slot(c) + 1 <- carry * slot(c) + S once turn = c + 1, and turn <- c + 2.
+void foldUnderTurn(FusedBuild &f, ChainItem &it, Value shared) {
+  Emitter &e = f.e;
   Value slots = f.arg("passed_states"), turns = f.arg("state_turn");
   Value turn = turnIndex(f, it.row, it.head, it.pb);
   Value carry = stateCarry(f, it);
   Value slot = stateSlotIndex(f, it.place.slot);
   Value nextSlot = stateSlotIndex(f, e.add(it.place.slot, 1));
-  bool vectors = config.stateVectors;
+  bool vectors = f.config.stateVectors;
   chunkStateProduct(
       f, it, shared,
       [&] {
@@ -105,6 +82,41 @@ void emitChainItem(FusedBuild &f, Value index) {
   profileStamp(f, ChainPhase::Folded);
   blockRelease(e, turns, turn, e.add(it.c, 2));
   profileStamp(f, ChainPhase::Released);
+}
+
+} // namespace
+
+void emitChainItem(FusedBuild &f, Value index) {
+  Emitter &e = f.e;
+  ChainItem it;
+  it.c = decodeChainIndex(f, index, it);
+  it.place = placeChunk(f, it.c);
+  profileStart(f);
+  // x and B are inputs: their copies start before the wait for the chunk's
+  // cumsum and CB.
+  const KernelConfig &config = f.config;
+  if (config.rawOperands())
+    copyChunkXB(f, it);
+  waitForChunks(f, it.row, it.c, e.add(it.c, 1), /*cumsum=*/true, it.group);
+  profileStamp(f, ChainPhase::CountersAwaited);
+  stageChunk(f, it);
+  profileStamp(f, ChainPhase::Staged);
+  // One buffer for the vector paths of both products.
+  Value shared;
+  if (int64_t bytes = config.productBufferBytes)
+    shared = f.k.sharedBuffer({bytes}, e.b.getI8Type());
+  if (config.residentState)
+    it.sState = allocateResidentState(f);
+
+  if (f.lookBackNow) {
+    e.ifThen(f.lookBackNow, [&] { foldByLookBack(f, it, shared); });
+    e.ifThen(e.eq(f.lookBackNow, e.i1(false)),
+             [&] { foldUnderTurn(f, it, shared); });
+  } else if (config.lookBack()) {
+    foldByLookBack(f, it, shared);
+  } else {
+    foldUnderTurn(f, it, shared);
+  }
   chunkScan(f, it, shared);
   profileFinish(f, it);
 }

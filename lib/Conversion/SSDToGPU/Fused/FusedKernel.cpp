@@ -147,6 +147,17 @@ void chooseChainRows(FusedBuild &f) {
   f.chainRows = e.max(e.min(rows, f.batch), e.idx(1));
 }
 
+/// state-chain=auto: the look-back where the grid holds at least
+/// kLookBackBlocksPerChain blocks per chain (b x heads x p-blocks), the
+/// turns elsewhere. The manifest sizes the workspaces by the same rule
+/// (addLookBackWorkspaces' `look_back`).
+void chooseLookBack(FusedBuild &f) {
+  Emitter &e = f.e;
+  Value grid = gpu::GridDimOp::create(e.b, gpu::Dimension::x);
+  int64_t perRow = f.p.heads * f.plan.pBlocks * kLookBackBlocksPerChain;
+  f.lookBackNow = e.le(e.mul(f.batch, perRow), grid);
+}
+
 } // namespace
 
 KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
@@ -191,6 +202,8 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
   else
     f.chainSteps = f.numChunks;
   chooseChainRows(f);
+  if (config.adaptive())
+    chooseLookBack(f);
   if (config.tmaOperands()) {
     addTmaParams(f, info);
     initTmaBarriers(f);

@@ -120,6 +120,10 @@ struct FusedBuild {
   /// the chunk's x and B rows and the second for its C rows, and the parity
   /// (i32) of the phase the current chain item waits for.
   Value tmaBarriers, tmaParity;
+  /// With state-chain=auto: whether this launch walks the chain by
+  /// look-back (i1, the same in every thread; FusedKernel.cpp's
+  /// chooseLookBack); null otherwise.
+  Value lookBackNow;
   /// The shared i64 the persistent loop broadcasts each ticket through
   /// (broadcastFromThread0); free between the ticket's broadcast and the
   /// item's end, so an item may broadcast its own values through it.

@@ -31,9 +31,9 @@ struct ConvertSSDFusedToGPUPass
       return signalPassFailure();
     }
     if (stateChain != "segment" && stateChain != "chunk" &&
-        stateChain != "lookback") {
+        stateChain != "lookback" && stateChain != "auto") {
       module.emitError() << "convert-ssd-fused-to-gpu: state-chain must be "
-                            "'chunk', 'segment' or 'lookback', got '"
+                            "'chunk', 'segment', 'lookback' or 'auto', got '"
                          << stateChain << "'";
       return signalPassFailure();
     }
@@ -76,6 +76,8 @@ struct ConvertSSDFusedToGPUPass
       plan->chain = fused::StateChain::Segment;
     if (stateChain == "lookback")
       plan->chain = fused::StateChain::LookBack;
+    if (stateChain == "auto")
+      plan->chain = fused::StateChain::Auto;
     plan->mma = mma == "wgmma" ? MmaInstr::Wgmma : MmaInstr::MmaSync;
     // auto: TMA wherever the chip has it (measured 7-8% faster on the H200
     // at 16K and 128K tokens, outputs bitwise equal; bench/NOTES-fused-gpu.md).

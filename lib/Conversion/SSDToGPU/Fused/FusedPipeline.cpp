@@ -26,9 +26,10 @@ struct FusedPipelineCLOptions
   Option<std::string> stateChain{
       *this, "state-chain",
       llvm::cl::desc("chunk (one chain step per chunk), lookback (per chunk, "
-                     "a decoupled look-back over the chunk states) or "
-                     "segment (the state carried on chip through segments "
-                     "of chunks)"),
+                     "a decoupled look-back over the chunk states), auto "
+                     "(lookback where few chains run at once, chunk "
+                     "elsewhere, per launch) or segment (the state carried "
+                     "on chip through segments of chunks)"),
       llvm::cl::init("chunk")};
   Option<std::string> mma{
       *this, "mma",

@@ -328,6 +328,29 @@ void addLookBackWorkspaces(FusedPlan &plan) {
       RankedTensorType::get({statuses},
                             IntegerType::get(dA->type.getContext(), 32)),
       {productExpr({bx, ncx, std::to_string(perRow)})}, false, true};
+  if (chooseKernelConfig(plan).adaptive()) {
+    // state-chain=auto: the launches that look back (FusedKernel.cpp's
+    // chooseLookBack, the same rule over the same grid) get a slot per
+    // chunk boundary and the chunk states; the others keep the ring and
+    // one unused chunk state.
+    int64_t perRow = plan.p.heads * plan.pBlocks * kLookBackBlocksPerChain;
+    plan.p.derived.push_back(
+        {"look_back", "1 - min(1, (" + bx + " * " + std::to_string(perRow) +
+                          " - 1) / (num_sms * " +
+                          std::to_string(kBlocksPerSM) + "))"});
+    BufferSpec &ring = *llvm::find_if(plan.p.buffers, [](const BufferSpec &s) {
+      return s.name == "passed_states";
+    });
+    SmallVector<int64_t> ringShape(ring.type.getShape());
+    ringShape[1] = dyn;
+    ring.type = RankedTensorType::get(ringShape, ring.type.getElementType());
+    ring.shape[1] = std::to_string(kStateRingSlots) + " + look_back * (" +
+                    ncx + " + 1 - " + std::to_string(kStateRingSlots) + ")";
+    shape[1] = dyn;
+    chunkStates.type =
+        RankedTensorType::get(shape, chunkStates.type.getElementType());
+    chunkStates.shape[1] = "max(1, look_back * " + ncx + ")";
+  }
   // Beside the slots and the counters: the runtime zeroes adjacent
   // zero-initialised workspaces with one memset.
   auto after = [&](StringRef name) {

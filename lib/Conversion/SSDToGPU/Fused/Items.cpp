@@ -73,7 +73,11 @@ ChunkPlace placeChunk(FusedBuild &f, Value c) {
 
 Value stateSlotIndex(FusedBuild &f, Value slot) {
   int64_t ring = f.config.stateRing;
-  return ring ? f.e.rem(slot, f.e.idx(ring)) : slot;
+  if (!ring)
+    return slot;
+  Value inRing = f.e.rem(slot, f.e.idx(ring));
+  // state-chain=auto: a launch that looks back keeps every slot.
+  return f.lookBackNow ? f.e.select(f.lookBackNow, slot, inRing) : inRing;
 }
 
 void forEachSequence(FusedBuild &f, Value row,
@@ -149,12 +153,21 @@ void emitFinalItem(FusedBuild &f, Value index) {
   // Every chain step of the row is done: turn = steps + 1, or with the
   // look-back the last chunk's end state published (the states before it
   // were published first, or folded into it).
-  if (f.config.lookBack())
+  auto byLookBack = [&] {
     blockAcquire(e, f.arg("chain_status"),
                  chainStatusIndex(f, index, e.sub(f.numChunks, e.idx(1))),
                  e.idx(kEndStatePublished));
-  else
+  };
+  auto byTurns = [&] {
     blockAcquire(e, f.arg("state_turn"), index, e.add(f.chainSteps, 1));
+  };
+  if (f.lookBackNow) {
+    e.ifThen(f.lookBackNow, byLookBack);
+    e.ifThen(e.eq(f.lookBackNow, e.i1(false)), byTurns);
+  } else if (f.config.lookBack())
+    byLookBack();
+  else
+    byTurns();
   Value slots = f.arg("passed_states");
   forEachSequence(f, it.row, [&](Value seq, Value, Value last) {
     forEachStateElement(f, it.p0, [&](Value pp, Value nn) {

@@ -90,9 +90,9 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   // are per chunk, so varlen layers (per-sequence slots) keep the turns.
   bool lookBackFits = c.residentState && !p.isVarlen() &&
                       state(plan.mma).outputVectorsEven();
-  c.chain = plan.chain == StateChain::LookBack && !lookBackFits
-                ? StateChain::Chunk
-                : plan.chain;
+  bool wantsLookBack =
+      plan.chain == StateChain::LookBack || plan.chain == StateChain::Auto;
+  c.chain = wantsLookBack && !lookBackFits ? StateChain::Chunk : plan.chain;
 
   // TMA rows (copy=tma): layers without cu_seqlens (a box starts at a
   // chunk's first token and reads zeros past the sequence end), pBlock and
@@ -170,9 +170,9 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   // look-back reads whichever slot holds the latest published state: one
   // slot per chunk.
   bool stateOnChip = c.segmented() || c.residentState;
-  c.stateRing = stateOnChip && !p.isVarlen() && !c.lookBack()
-                    ? kStateRingSlots
-                    : 0;
+  bool turns = !c.lookBack() || c.adaptive();
+  c.stateRing =
+      stateOnChip && !p.isVarlen() && turns ? kStateRingSlots : 0;
   return c;
 }
 
@@ -184,6 +184,8 @@ StringRef stateChainName(StateChain chain) {
     return "segment";
   case StateChain::LookBack:
     return "lookback";
+  case StateChain::Auto:
+    return "auto";
   }
   llvm_unreachable("every state chain has a name");
 }

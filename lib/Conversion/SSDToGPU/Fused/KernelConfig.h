@@ -29,6 +29,11 @@ constexpr int64_t kStateRingSlots = 2;
 /// many heads, the wait is short and the item folds as the turn chain does,
 /// without the chunk state's 32 KB store and the look-back's loads.
 constexpr int64_t kLookBackPatience = 2000;
+/// state-chain=auto looks back where the grid holds at least this many
+/// blocks per chain (b x heads x p-blocks chains): measured on the H200,
+/// the look-back was 1.2-2.2x faster with 8 and 24 chains on 264 blocks and
+/// 10-15% slower with 80 and 192 (bench/NOTES-fused-gpu.md).
+constexpr int64_t kLookBackBlocksPerChain = 4;
 
 struct FusedPlan;
 
@@ -41,8 +46,10 @@ struct FusedPlan;
 ///    published its state publishes its own chunk state, and folds the
 ///    latest published state with the chunk states after it (a decoupled
 ///    look-back, LookBack.cpp), so that the chain's latency is paid once
-///    per look-back instead of once per chunk.
-enum class StateChain { Chunk, Segment, LookBack };
+///    per look-back instead of once per chunk;
+///  - Auto: LookBack where few chains run at once, Chunk (with its ring)
+///    elsewhere, decided per launch (kLookBackChainsPerBlock).
+enum class StateChain { Chunk, Segment, LookBack, Auto };
 llvm::StringRef stateChainName(StateChain chain);
 
 /// How the chain item's products get x, B and C: raw rows copied whole
@@ -58,7 +65,13 @@ struct KernelConfig {
   /// the products allow it).
   StateChain chain = StateChain::Chunk;
   bool segmented() const { return chain == StateChain::Segment; }
-  bool lookBack() const { return chain == StateChain::LookBack; }
+  /// Some launches of the kernel walk the chain by look-back (LookBack, or
+  /// Auto where few chains run at once).
+  bool lookBack() const {
+    return chain == StateChain::LookBack || chain == StateChain::Auto;
+  }
+  /// The kernel chooses between the look-back and the turns per launch.
+  bool adaptive() const { return chain == StateChain::Auto; }
   /// The tensor-core element type of the products, null on the FMA path.
   Type mmaType;
   /// The tensor-core instruction of each product (TileMatmul takes
@@ -94,7 +107,8 @@ struct KernelConfig {
   /// next chain step, under the turn, when the scan takes the state from
   /// shared memory (resident or segment-running) and the layer has no
   /// cu_seqlens (whose initial states sit in per-sequence slots); then two
-  /// slots suffice, and the workspace no longer grows with L.
+  /// slots suffice, and the workspace no longer grows with L. With
+  /// state-chain=auto, only the launches that take the turns use the ring.
   int64_t stateRing = 0;
   /// With the look-back: SM clock cycles an item waits for its
   /// predecessor's end state before it publishes its own chunk state and
