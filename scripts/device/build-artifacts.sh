@@ -7,6 +7,7 @@
 #                                      variant (unfused, fused, fused-segment: the fused
 #                                      kernel with its state chain by segments,
 #                                      fused-lookback[-f16state]: by decoupled look-back,
+#                                      fused-auto: look-back or turns per launch,
 #                                      fused-f16state: the fused kernel with fp16
 #                                      states, fused-wgmma, fused-cp-async: x, B
 #                                      and C by cp.async instead of the default
@@ -82,6 +83,7 @@ variant_flags() {
     fused) echo "--strategy fused" ;;
     fused-segment) echo "--strategy fused --state-chain segment" ;;
     fused-lookback) echo "--strategy fused --state-chain lookback" ;;
+    fused-auto) echo "--strategy fused --state-chain auto" ;;
     fused-lookback-f16state) echo "--strategy fused --state-chain lookback --state-dtype f16" ;;
     fused-f16state) echo "--strategy fused --state-dtype f16" ;;
     fused-wgmma) echo "--strategy fused --mma wgmma" ;;

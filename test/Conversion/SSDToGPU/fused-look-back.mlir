@@ -52,6 +52,12 @@
 // The final item waits for the last chunk's end state.
 // CHECK: gpu.return
 
+// state-chain=auto keeps the turn chain alone here: one batch row has 80
+// chains, which no sm_90 grid (at most 264 blocks) gives 8 blocks each.
+// AUTO: gpu.func @ssd_fused(
+// AUTO-SAME: state_chain = "chunk"
+// AUTO-SAME: state_ring = 2 : i64
+
 // Without tensor cores the products do not take the vector path: the
 // per-chunk turn chain.
 // SIMT-LABEL: module attributes
@@ -105,11 +111,11 @@ func.func @varlen(%x: tensor<1x?x4x64xbf16>, %dt: tensor<1x?x4xf32>, %A: tensor<
 // -----
 
 // state-chain=auto: one kernel that takes the look-back where the grid
-// holds at least 4 blocks per chain (b x heads x p-blocks chains) and the
+// holds at least 8 blocks per chain (b x heads x p-blocks chains) and the
 // turns with their ring of two slots elsewhere, decided per launch; the
 // manifest sizes the slots and the chunk states by the same rule through
 // the derived symbol look_back.
-// AUTO-LABEL: derived = {look_back = "1 - min(1, (b * 32 - 1) / (num_sms * 2))"}
+// AUTO-LABEL: derived = {look_back = "1 - min(1, (b * 64 - 1) / (num_sms * 2))"}
 // AUTO-SAME: {dtype = "f32", name = "passed_states", shape = ["b", "2 + look_back * (nc + 1 - 2)", 8, 64, 128]}, {dtype = "f32", name = "chunk_states", shape = ["b", "max(1, look_back * nc)", 8, 64, 128]}
 // AUTO-SAME: {dtype = "i32", name = "chain_status", shape = ["b * nc * 8"], zero_init = true}
 // AUTO: gpu.func @ssd_fused(
@@ -119,7 +125,7 @@ func.func @varlen(%x: tensor<1x?x4x64xbf16>, %dt: tensor<1x?x4xf32>, %A: tensor<
 // The chain rows (chooseChainRows), then the choice.
 // AUTO: arith.maxsi
 // AUTO-NEXT: %[[GRID:.*]] = gpu.grid_dim x
-// AUTO-NEXT: %[[PERROW:.*]] = arith.constant 32 : index
+// AUTO-NEXT: %[[PERROW:.*]] = arith.constant 64 : index
 // AUTO-NEXT: %[[CHAINS:.*]] = arith.muli %{{.*}}, %[[PERROW]] : index
 // AUTO: %[[LOOKBACK:.*]] = arith.cmpi sle, %[[CHAINS]], %[[GRID]] : index
 // The chain item: the look-back's step or the turn's, and slots in the

@@ -112,10 +112,11 @@ def ConvertSSDFusedToGPU
            "folds the latest published state with the chunk states after "
            "it, a decoupled look-back; layers without cu_seqlens whose "
            "products take the vector path, others take `chunk`), `auto` "
-           "(per launch: `lookback` where the grid holds at least 4 blocks "
+           "(per launch: `lookback` where the grid holds at least 8 blocks "
            "per chain, b x heads x p-blocks chains, `chunk` with its ring "
            "elsewhere; the manifest sizes the workspaces by the same rule "
-           "through the derived symbol `look_back`) or "
+           "through the derived symbol `look_back`; `chunk` alone where one "
+           "batch row has more chains than an sm_90 grid allows for) or "
            "`segment` (segments of chunks with the state carried on chip, "
            "one chain step per segment; varlen layers take `chunk`)">,
     Option<"profile", "profile", "bool", /*default=*/"false",

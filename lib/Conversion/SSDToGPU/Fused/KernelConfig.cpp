@@ -92,7 +92,12 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
                       state(plan.mma).outputVectorsEven();
   bool wantsLookBack =
       plan.chain == StateChain::LookBack || plan.chain == StateChain::Auto;
-  c.chain = wantsLookBack && !lookBackFits ? StateChain::Chunk : plan.chain;
+  bool mayLookBack =
+      plan.chain != StateChain::Auto ||
+      p.heads * plan.pBlocks * kLookBackBlocksPerChain <=
+          kMaxGridBlocks;
+  c.chain = wantsLookBack && !(lookBackFits && mayLookBack) ? StateChain::Chunk
+                                                            : plan.chain;
 
   // TMA rows (copy=tma): layers without cu_seqlens (a box starts at a
   // chunk's first token and reads zeros past the sequence end), pBlock and

@@ -30,10 +30,16 @@ constexpr int64_t kStateRingSlots = 2;
 /// without the chunk state's 32 KB store and the look-back's loads.
 constexpr int64_t kLookBackPatience = 2000;
 /// state-chain=auto looks back where the grid holds at least this many
-/// blocks per chain (b x heads x p-blocks chains): measured on the H200,
-/// the look-back was 1.2-2.2x faster with 8 and 24 chains on 264 blocks and
-/// 10-15% slower with 80 and 192 (bench/NOTES-fused-gpu.md).
-constexpr int64_t kLookBackBlocksPerChain = 4;
+/// blocks per chain (b x heads x p-blocks chains): measured on the H200
+/// (264 blocks), the look-back was 1.1-2.2x faster with 8 and 24 chains
+/// and 6-15% slower with 48, 80 and 192 (bench/NOTES-fused-gpu.md).
+constexpr int64_t kLookBackBlocksPerChain = 8;
+/// The most blocks the persistent grid has on an sm_90 part (132 SMs on
+/// H100/H200 SXM, kBlocksPerSM each): a layer whose single batch row has
+/// more chains than this allows for would never look back, so auto keeps
+/// the turn chain alone there (both ways in one kernel cost 1.6-7.7% on
+/// the Mamba-2 2.7B layer's launches that took the turns).
+constexpr int64_t kMaxGridBlocks = 132 * kBlocksPerSM;
 
 struct FusedPlan;
 
