@@ -38,7 +38,7 @@ compile=$build/bin/ssd-compile
 rm -rf "$out"
 status=0
 built=0
-variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async}
+variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-auto}
 mkdir -p "$out/golden" "$out/tile-products"
 for variant in $variants; do mkdir -p "$out/golden-art/$variant"; done
 

@@ -92,7 +92,7 @@ max_err() {
 run_step tile-products python3 "$src/scripts/device/run_tile_products.py" "$art/tile-products" \
   --json "$res/tile-products.json"
 
-for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async}; do
+for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-auto}; do
   state_flags=()
   [[ $variant == *f16state ]] && state_flags=(--state-dtype f16)
   pass=0
@@ -268,7 +268,7 @@ run_step synccheck-fused timeout 300 "$sanitizer" --tool synccheck --error-exitc
 if [ "${SSD_SUITE_BENCH:-1}" != 0 ]; then
   mkdir -p "$res/bench"
   runs=()
-  for variant in unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async; do
+  for variant in unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-auto; do
     for q in 128 256; do
       [ -d "$art/mamba2-$variant-q$q-bf16" ] || continue
       for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-$variant-q$q-bf16:$bl"); done
