@@ -118,6 +118,42 @@ TEST_F(PlanTest, AdjacentZeroedWorkspacesAreOneRange) {
             (std::vector<ByteRange>{{24576, 24836 - 24576}, {25344, 8}}));
 }
 
+TEST_F(PlanTest, DerivedSymbolChoosesWorkspaceShapes) {
+  // state-chain=auto's form: a derived 0/1 symbol over b and num_sms (the
+  // look-back where the 2 * num_sms blocks give each of the b * 8 chains 8)
+  // shapes the state slots: nc + 1 of them when it is 1, a ring of 2 when 0.
+  std::string text = kManifest;
+  const std::string workspaces = R"("workspaces": [)";
+  size_t at = text.find(workspaces);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, workspaces.size(),
+               R"json("derived": {"look_back": "1 - min(1, (b * 64 - 1) / (num_sms * 2))"},
+  "workspaces": [
+    {"name": "slots", "dtype": "f32", "shape": ["b", "2 + look_back * (nc + 1 - 2)", "h"]},
+    {"name": "chunk_states", "dtype": "f32", "shape": ["b", "max(1, look_back * nc)", "h"]},)json");
+  Expected<Manifest> m = parseManifest(text);
+  ASSERT_TRUE(m.ok()) << m.message();
+  auto shapeOf = [&](const char *name) {
+    Expected<LaunchPlan> plan = planLaunch(*m, args, device);
+    EXPECT_TRUE(plan.ok()) << plan.message();
+    for (const WorkspaceSlot &w : plan->workspace)
+      if (w.name == name)
+        return w.shape;
+    ADD_FAILURE() << "no workspace " << name;
+    return std::vector<int64_t>{};
+  };
+  // b = 2, L = 300 (nc = 3) on 132 SMs: 2 * 64 <= 264, look back.
+  EXPECT_EQ(shapeOf("slots"), (std::vector<int64_t>{2, 4, 8}));
+  EXPECT_EQ(shapeOf("chunk_states"), (std::vector<int64_t>{2, 3, 8}));
+  // b = 5: 5 * 64 > 264, the ring and one unused chunk state.
+  setProblem(5, 300);
+  EXPECT_EQ(shapeOf("slots"), (std::vector<int64_t>{5, 2, 8}));
+  EXPECT_EQ(shapeOf("chunk_states"), (std::vector<int64_t>{5, 1, 8}));
+  // The same b on a part with more SMs looks back again.
+  device.smCount = 160;
+  EXPECT_EQ(shapeOf("slots"), (std::vector<int64_t>{5, 4, 8}));
+}
+
 TEST_F(PlanTest, OptionalTensorMayBePassed) {
   args["z"] = TensorArg{fakePointer(20), DType::BF16, {2, 300, 8, 64}, {}, 0};
   Expected<LaunchPlan> plan = planLaunch(manifest, args, device);
