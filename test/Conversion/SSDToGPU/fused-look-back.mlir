@@ -49,7 +49,19 @@
 // CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 // CHECK: llvm.fence syncscope("device") acq_rel
 // CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic
-// The final item waits for the last chunk's end state.
+// The final item waits for the last chunk's end state (status 2 of chunk
+// nc - 1 of the chain, in chain_status, the kernel's memref %arg18), or,
+// without a chunk (L = 0), for the init item's turn.
+// CHECK: %[[HASCHUNKS:.*]] = arith.cmpi slt, %c0{{.*}}, %[[NC:.*]] : index
+// CHECK-NEXT: scf.if %[[HASCHUNKS]] {
+// CHECK: %[[LAST:.*]] = arith.subi %[[NC]], %c1{{.*}} : index
+// CHECK: memref.extract_strided_metadata %arg18
+// CHECK: scf.while
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK: arith.cmpi slt, %{{.*}}, %c2{{.*}} : index
+// CHECK: gpu.barrier
+// CHECK: %[[NOCHUNK:.*]] = arith.cmpi eq, %[[HASCHUNKS]], %false : i1
+// CHECK-NEXT: scf.if %[[NOCHUNK]] {
 // CHECK: gpu.return
 
 // state-chain=auto keeps the turn chain alone here: one batch row has 80

@@ -153,13 +153,18 @@ void emitFinalItem(FusedBuild &f, Value index) {
   // Every chain step of the row is done: turn = steps + 1, or with the
   // look-back the last chunk's end state published (the states before it
   // were published first, or folded into it).
-  auto byLookBack = [&] {
-    blockAcquire(e, f.arg("chain_status"),
-                 chainStatusIndex(f, index, e.sub(f.numChunks, e.idx(1))),
-                 e.idx(kEndStatePublished));
-  };
   auto byTurns = [&] {
     blockAcquire(e, f.arg("state_turn"), index, e.add(f.chainSteps, 1));
+  };
+  auto byLookBack = [&] {
+    // Without a chunk (L = 0) the init item's turn is the last publish.
+    Value chunks = e.lt(e.idx(0), f.numChunks);
+    e.ifThen(chunks, [&] {
+      blockAcquire(e, f.arg("chain_status"),
+                   chainStatusIndex(f, index, e.sub(f.numChunks, e.idx(1))),
+                   e.idx(kEndStatePublished));
+    });
+    e.ifThen(e.eq(chunks, e.i1(false)), byTurns);
   };
   if (f.lookBackNow) {
     e.ifThen(f.lookBackNow, byLookBack);
