@@ -467,6 +467,29 @@ def finish_row(row, ms, batch, seqlen, q):
     return row
 
 
+def is_project(row):
+    """A row of this project's kernels (ssd-bench's), not an anchor's."""
+    return row.get("source", "").startswith("ssd-bench") or row["strategy"] in PROJECT
+
+
+def merged_bench_rows(rows, source):
+    """An ssd-bench JSON's rows for the table: only the anchors' layer, and
+    named by artifact where one strategy names several (variants of one
+    kernel, which the table would otherwise keep only the best of)."""
+    layer = {"nheads": NHEADS, "headdim": HEADDIM, "dstate": DSTATE, "ngroups": NGROUPS}
+    kept = [r for r in rows if all(r.get(k) == v for k, v in layer.items())]
+    if len(kept) < len(rows):
+        log(f"{source}: {len(rows) - len(kept)} row(s) of another layer left out of the table")
+    artifacts = {}
+    for r in kept:
+        artifacts.setdefault(r["strategy"], set()).add(r.get("artifact"))
+    for r in kept:
+        r.setdefault("source", f"ssd-bench JSON {source}")
+        if len(artifacts[r["strategy"]]) > 1 and r.get("artifact"):
+            r["strategy"] = r["artifact"]
+    return kept
+
+
 def print_table(rows):
     print("\n=== anchors and this project (ms, device time; best chunk size of each) ===")
     print(f"{'case':<12} {'strategy':<30} {'Q':>4} {'ms':>9} {'max_rel_err':>12} {'vs best anchor':>15}")
@@ -478,7 +501,7 @@ def print_table(rows):
         for r in mine:
             if r["strategy"] not in best or r["ms"] < best[r["strategy"]]["ms"]:
                 best[r["strategy"]] = r
-        anchors = [r["ms"] for s, r in best.items() if s not in PROJECT]
+        anchors = [r["ms"] for s, r in best.items() if not is_project(r)]
         ref = min(anchors) if anchors else None
         for s, r in sorted(best.items(), key=lambda kv: kv[1]["ms"]):
             err = r.get("max_rel_err")
@@ -679,9 +702,8 @@ def main():
     # The project's kernels, after the anchors (same process lifetime, same GPU).
     bench_rows = []
     if args.bench_json:
-        bench_rows = json.load(open(args.bench_json))["rows"]
-        for r in bench_rows:
-            r.setdefault("source", f"ssd-bench JSON {os.path.basename(args.bench_json)}")
+        bench_rows = merged_bench_rows(json.load(open(args.bench_json))["rows"],
+                                       os.path.basename(args.bench_json))
     elif runs:
         binary = args.ssd_bench
         if builder is not None:
