@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <string>
+#include <utility>
 
 namespace ssd {
 namespace gpu_lowering {
@@ -75,6 +76,9 @@ struct SSDProblem {
 
   bool has(llvm::StringRef name) const { return find(name) != nullptr; }
   const BufferSpec *find(llvm::StringRef name) const;
+  BufferSpec *find(llvm::StringRef name) {
+    return const_cast<BufferSpec *>(std::as_const(*this).find(name));
+  }
   bool isVarlen() const { return has("cu_seqlens"); }
   bool hasSeqIdx() const { return has("seq_idx"); }
   /// Whether the matrix products run on tensor cores.

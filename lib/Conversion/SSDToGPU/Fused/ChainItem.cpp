@@ -108,15 +108,9 @@ void emitChainItem(FusedBuild &f, Value index) {
   if (config.residentState)
     it.sState = allocateResidentState(f);
 
-  if (f.lookBackNow) {
-    e.ifThen(f.lookBackNow, [&] { foldByLookBack(f, it, shared); });
-    e.ifThen(e.eq(f.lookBackNow, e.i1(false)),
-             [&] { foldUnderTurn(f, it, shared); });
-  } else if (config.lookBack()) {
-    foldByLookBack(f, it, shared);
-  } else {
-    foldUnderTurn(f, it, shared);
-  }
+  walkStateChain(
+      f, [&] { foldByLookBack(f, it, shared); },
+      [&] { foldUnderTurn(f, it, shared); });
   chunkScan(f, it, shared);
   profileFinish(f, it);
 }

@@ -169,6 +169,12 @@ Value turnIndex(FusedBuild &f, Value row, Value head, Value pb);
 Value chainStatusIndex(FusedBuild &f, Value turn, Value c);
 constexpr int64_t kChunkStatePublished = 1, kEndStatePublished = 2;
 
+/// Emits `byLookBack` or `byTurns`, whichever way this kernel walks the
+/// state chain: decided per launch under FusedBuild::lookBackNow
+/// (state-chain=auto), else by KernelConfig::lookBack.
+void walkStateChain(FusedBuild &f, llvm::function_ref<void()> byLookBack,
+                    llvm::function_ref<void()> byTurns);
+
 // The item bodies; `index` counts items of the kind from 0.
 void emitInitItem(FusedBuild &f, Value index);
 void emitCumsumItem(FusedBuild &f, Value index);

@@ -30,8 +30,8 @@ struct ConvertSSDFusedToGPUPass
                          << pBlock;
       return signalPassFailure();
     }
-    if (stateChain != "segment" && stateChain != "chunk" &&
-        stateChain != "lookback" && stateChain != "auto") {
+    std::optional<fused::StateChain> chain = fused::parseStateChain(stateChain);
+    if (!chain) {
       module.emitError() << "convert-ssd-fused-to-gpu: state-chain must be "
                             "'chunk', 'segment', 'lookback' or 'auto', got '"
                          << stateChain << "'";
@@ -72,12 +72,9 @@ struct ConvertSSDFusedToGPUPass
       return signalPassFailure();
     plan->p.useMma = tensorCores;
     // Segments would straddle sequences in a varlen row.
-    if (stateChain == "segment" && !plan->p.isVarlen())
-      plan->chain = fused::StateChain::Segment;
-    if (stateChain == "lookback")
-      plan->chain = fused::StateChain::LookBack;
-    if (stateChain == "auto")
-      plan->chain = fused::StateChain::Auto;
+    bool segmentsFit =
+        *chain != fused::StateChain::Segment || !plan->p.isVarlen();
+    plan->chain = segmentsFit ? *chain : fused::StateChain::Chunk;
     plan->mma = mma == "wgmma" ? MmaInstr::Wgmma : MmaInstr::MmaSync;
     // auto: TMA wherever the chip has it (measured 7-8% faster on the H200
     // at 16K and 128K tokens, outputs bitwise equal; bench/NOTES-fused-gpu.md).

@@ -319,33 +319,34 @@ void addLookBackWorkspaces(FusedPlan &plan) {
   symbols[1] = ncx;
   BufferSpec chunkStates{
       "chunk_states",
-      RankedTensorType::get(shape, slots->type.getElementType()),
-      symbols, false, true};
+      RankedTensorType::get(shape, slots->type.getElementType()), symbols,
+      false, true};
   int64_t dyn = ShapedType::kDynamic;
   int64_t statuses = b == dyn || nc == dyn ? dyn : b * nc * perRow;
   BufferSpec status{
       "chain_status",
       RankedTensorType::get({statuses},
                             IntegerType::get(dA->type.getContext(), 32)),
-      {productExpr({bx, ncx, std::to_string(perRow)})}, false, true};
+      {productExpr({bx, ncx, std::to_string(perRow)})},
+      false,
+      true};
   if (chooseKernelConfig(plan).adaptive()) {
     // state-chain=auto: the launches that look back (FusedKernel.cpp's
     // chooseLookBack, the same rule over the same grid) get a slot per
     // chunk boundary and the chunk states; the others keep the ring and
     // one unused chunk state.
-    int64_t perRow = plan.p.heads * plan.pBlocks * kLookBackBlocksPerChain;
+    int64_t blocksPerRow = perRow * kLookBackBlocksPerChain;
     plan.p.derived.push_back(
-        {"look_back", "1 - min(1, (" + bx + " * " + std::to_string(perRow) +
-                          " - 1) / (num_sms * " +
+        {"look_back", "1 - min(1, (" + bx + " * " +
+                          std::to_string(blocksPerRow) + " - 1) / (num_sms * " +
                           std::to_string(kBlocksPerSM) + "))"});
-    BufferSpec &ring = *llvm::find_if(plan.p.buffers, [](const BufferSpec &s) {
-      return s.name == "passed_states";
-    });
-    SmallVector<int64_t> ringShape(ring.type.getShape());
-    ringShape[1] = dyn;
-    ring.type = RankedTensorType::get(ringShape, ring.type.getElementType());
-    ring.shape[1] = std::to_string(kStateRingSlots) + " + look_back * (" +
-                    ncx + " + 1 - " + std::to_string(kStateRingSlots) + ")";
+    BufferSpec &passed = *plan.p.find("passed_states");
+    SmallVector<int64_t> passedShape(passed.type.getShape());
+    passedShape[1] = dyn;
+    passed.type =
+        RankedTensorType::get(passedShape, passed.type.getElementType());
+    passed.shape[1] = std::to_string(kStateRingSlots) + " + look_back * (" +
+                      ncx + " + 1 - " + std::to_string(kStateRingSlots) + ")";
     shape[1] = dyn;
     chunkStates.type =
         RankedTensorType::get(shape, chunkStates.type.getElementType());
@@ -354,9 +355,8 @@ void addLookBackWorkspaces(FusedPlan &plan) {
   // Beside the slots and the counters: the runtime zeroes adjacent
   // zero-initialised workspaces with one memset.
   auto after = [&](StringRef name) {
-    return llvm::find_if(plan.p.buffers, [&](const BufferSpec &s) {
-             return s.name == name;
-           }) + 1;
+    return plan.p.buffers.begin() +
+           (plan.p.find(name) - plan.p.buffers.data()) + 1;
   };
   plan.p.buffers.insert(after("passed_states"), chunkStates);
   plan.p.buffers.insert(after("state_turn"), status);

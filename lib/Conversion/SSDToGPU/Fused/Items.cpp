@@ -80,6 +80,19 @@ Value stateSlotIndex(FusedBuild &f, Value slot) {
   return f.lookBackNow ? f.e.select(f.lookBackNow, slot, inRing) : inRing;
 }
 
+void walkStateChain(FusedBuild &f, function_ref<void()> byLookBack,
+                    function_ref<void()> byTurns) {
+  Emitter &e = f.e;
+  if (f.lookBackNow) {
+    e.ifThen(f.lookBackNow, byLookBack);
+    e.ifThen(e.eq(f.lookBackNow, e.i1(false)), byTurns);
+  } else if (f.config.lookBack()) {
+    byLookBack();
+  } else {
+    byTurns();
+  }
+}
+
 void forEachSequence(FusedBuild &f, Value row,
                      function_ref<void(Value, Value, Value)> body) {
   Emitter &e = f.e;
@@ -166,13 +179,7 @@ void emitFinalItem(FusedBuild &f, Value index) {
     });
     e.ifThen(e.eq(chunks, e.i1(false)), byTurns);
   };
-  if (f.lookBackNow) {
-    e.ifThen(f.lookBackNow, byLookBack);
-    e.ifThen(e.eq(f.lookBackNow, e.i1(false)), byTurns);
-  } else if (f.config.lookBack())
-    byLookBack();
-  else
-    byTurns();
+  walkStateChain(f, byLookBack, byTurns);
   Value slots = f.arg("passed_states");
   forEachSequence(f, it.row, [&](Value seq, Value, Value last) {
     forEachStateElement(f, it.p0, [&](Value pp, Value nn) {

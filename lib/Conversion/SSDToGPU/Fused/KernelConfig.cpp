@@ -195,6 +195,14 @@ StringRef stateChainName(StateChain chain) {
   llvm_unreachable("every state chain has a name");
 }
 
+std::optional<StateChain> parseStateChain(StringRef name) {
+  for (StateChain chain : {StateChain::Chunk, StateChain::Segment,
+                           StateChain::LookBack, StateChain::Auto})
+    if (name == stateChainName(chain))
+      return chain;
+  return std::nullopt;
+}
+
 StringRef KernelConfig::mmaName(bool scan) const {
   MmaInstr instr = scan ? scanMma : stateMma;
   return !mmaType ? "none" : instr == MmaInstr::Wgmma ? "wgmma" : "mma.sync";

@@ -14,6 +14,8 @@
 #include "../KernelCommon.h"
 #include "../TileMatmul.h"
 
+#include <optional>
+
 namespace ssd {
 namespace gpu_lowering {
 namespace fused {
@@ -57,6 +59,8 @@ struct FusedPlan;
 ///    elsewhere, decided per launch (kLookBackChainsPerBlock).
 enum class StateChain { Chunk, Segment, LookBack, Auto };
 llvm::StringRef stateChainName(StateChain chain);
+/// The chain stateChainName(chain) names, or none.
+std::optional<StateChain> parseStateChain(llvm::StringRef name);
 
 /// How the chain item's products get x, B and C: raw rows copied whole
 /// into shared memory by TMA or by cp.async and read there in place, or

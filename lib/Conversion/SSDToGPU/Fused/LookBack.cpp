@@ -60,18 +60,18 @@ Value lookBackFrom(FusedBuild &f, Value turn, Value c) {
   ImplicitLocOpBuilder &b = e.b;
   Type index = b.getIndexType();
   Value statuses = f.arg("chain_status");
-  auto loop =
-      scf::WhileOp::create(b, TypeRange{index, index}, ValueRange{e.sub(c, e.idx(1))});
+  auto loop = scf::WhileOp::create(b, TypeRange{index, index},
+                                   ValueRange{e.sub(c, e.idx(1))});
   Block *before = b.createBlock(&loop.getBefore(), {}, {index}, {b.getLoc()});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(before);
     Value k = before->getArgument(0);
-    Value status =
-        spinUntilAtLeast(e, counterPointer(e, statuses, chainStatusIndex(f, turn, k)),
-                         e.idx(kChunkStatePublished));
-    Value more = e.andi(e.ne(status, e.idx(kEndStatePublished)),
-                        e.ne(k, e.idx(0)));
+    Value status = spinUntilAtLeast(
+        e, counterPointer(e, statuses, chainStatusIndex(f, turn, k)),
+        e.idx(kChunkStatePublished));
+    Value more =
+        e.andi(e.ne(status, e.idx(kEndStatePublished)), e.ne(k, e.idx(0)));
     scf::ConditionOp::create(b, more, ValueRange{k, status});
   }
   Block *after = b.createBlock(&loop.getAfter(), {}, {index, index},
@@ -83,8 +83,8 @@ Value lookBackFrom(FusedBuild &f, Value turn, Value c) {
   }
   b.setInsertionPointAfter(loop);
   Value k = loop.getResult(0), status = loop.getResult(1);
-  Value first = e.select(e.eq(status, e.idx(kEndStatePublished)), e.add(k, 1),
-                         e.idx(0));
+  Value first =
+      e.select(e.eq(status, e.idx(kEndStatePublished)), e.add(k, 1), e.idx(0));
   // Slot 0 is the init item's (turn >= 1).
   e.ifThen(e.eq(first, e.idx(0)), [&] {
     spinUntilAtLeast(e, counterPointer(e, f.arg("state_turn"), turn), e.idx(1));
@@ -127,8 +127,7 @@ void foldByLookBack(FusedBuild &f, ChainItem &it, Value shared) {
               counterPointer(e, statuses,
                              chainStatusIndex(f, turn, e.sub(it.c, one))),
               e.idx(kEndStatePublished), f.config.lookBackPatience);
-          return {e.select(e.eq(status, e.idx(kEndStatePublished)), one,
-                           zero)};
+          return {e.select(e.eq(status, e.idx(kEndStatePublished)), one, zero)};
         })[0];
   });
   // 2. If not: publish S(c), then look back for the latest published P.
@@ -144,9 +143,9 @@ void foldByLookBack(FusedBuild &f, ChainItem &it, Value shared) {
           // The release pattern of blockRelease: readOutput's closing
           // barrier ordered the block's stores before the fence.
           fenceDevice(e);
-          storeRelaxed(e, counterPointer(e, statuses,
-                                         chainStatusIndex(f, turn, it.c)),
-                       e.idx(kChunkStatePublished));
+          storeRelaxed(
+              e, counterPointer(e, statuses, chainStatusIndex(f, turn, it.c)),
+              e.idx(kChunkStatePublished));
           return lookBackFrom(f, turn, it.c);
         })};
       })[0];
