@@ -121,7 +121,7 @@ def ConvertSSDFusedToGPU
            "one chain step per segment; varlen layers take `chunk`)">,
     Option<"profile", "profile", "bool", /*default=*/"false",
            "Record thread 0's clock64 at the phase boundaries of every chain "
-           "item (state-chain chunk or lookback) in the `chain_profile` workspace (i64 "
+           "item (every state-chain but segment) in the `chain_profile` workspace (i64 "
            "[b, nc, heads, p-blocks, 13]: block, SM, start clock, then each "
            "phase's end and the last warp's end relative to the start; "
            "bench/ssd-bench --profile writes it out)">,
