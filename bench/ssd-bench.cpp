@@ -300,8 +300,17 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
   const Run &run = p.run;
   const rt::Manifest &m = p.artifact.manifest();
   size_t sets = p.problems.size();
+  Expected<rt::DeviceInfo> device = rt::currentDevice();
+  if (!device.ok())
+    return device.status();
+  Expected<rt::LaunchPlan> plan = p.artifact.plan(p.problems[0].args, *device);
+  if (!plan.ok())
+    return plan.status();
   std::string kernels;
   for (size_t kIndex = 0; kIndex < m.kernels.size(); ++kIndex) {
+    // A kernel whose launch condition does not hold here is not timed.
+    if (!plan->kernels[kIndex].selected)
+      continue;
     Expected<rt::Artifact> one = kernelOnly(run.artifact, kIndex);
     if (!one.ok())
       return one.status();

@@ -555,6 +555,7 @@ Status readKernel(const JsonValue &v, const std::string &path,
   SSD_RETURN_IF_ERROR(readDims(r, "grid", k.grid, k.gridRank, true));
   SSD_RETURN_IF_ERROR(readDims(r, "block", k.block, k.blockRank, true));
   SSD_RETURN_IF_ERROR(r.expr("shared_memory", k.sharedMemory, false));
+  SSD_RETURN_IF_ERROR(r.expr("when", k.when, false));
   if (const JsonValue *c = r.get("cluster")) {
     std::vector<int64_t> dims;
     SSD_RETURN_IF_ERROR(readIntList(c, r.key("cluster"), dims, 1, 3, 1));
@@ -638,6 +639,7 @@ Status crossCheck(Manifest &m) {
           scope.check(k.block[d], indexKey(base + ".block", d)));
     }
     SSD_RETURN_IF_ERROR(scope.check(k.sharedMemory, base + ".shared_memory"));
+    SSD_RETURN_IF_ERROR(scope.check(k.when, base + ".when"));
     for (size_t p = 0; p < k.params.size(); ++p)
       if (k.params[p].kind == ParamKind::Scalar)
         SSD_RETURN_IF_ERROR(scope.check(

@@ -133,6 +133,8 @@ JsonValue kernelJson(const KernelSpec &k) {
     params.array.push_back(paramJson(p));
   out.add("params", std::move(params));
   out.add("shared_memory", exprValue(k.sharedMemory));
+  if (auto always = k.when.asConstant(); !always || *always != 1)
+    out.add("when", exprValue(k.when));
   return out;
 }
 

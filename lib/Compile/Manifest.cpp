@@ -116,7 +116,7 @@ static JsonValue compilerJson(const LayerSpec &spec,
   opts.add("strategy", JsonValue::makeString(options.strategy));
   if (options.strategy == "fused") {
     opts.add("state_chain", JsonValue::makeString(options.stateChain.empty()
-                                                      ? "chunk"
+                                                      ? "auto"
                                                       : options.stateChain));
     opts.add("mma", JsonValue::makeString(options.mma.empty() ? "mma.sync"
                                                               : options.mma));

@@ -293,7 +293,7 @@ Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
     const KernelSpec &k = *launch.spec;
     std::string where = "kernel '" + k.name + "' (" + std::to_string(ki + 1) +
                         " of " + std::to_string(plan->kernels.size()) + ")";
-    if (launch.empty())
+    if (!launch.runs())
       continue;
 
     std::vector<CUtensorMap> maps(k.params.size());

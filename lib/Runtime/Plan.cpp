@@ -398,6 +398,10 @@ Expected<LaunchPlan> ssd::rt::planLaunch(const Manifest &manifest,
     std::string where = "kernel '" + k.name + "'";
     KernelLaunch launch;
     launch.spec = &k;
+    Expected<int64_t> when = k.when.evaluate(plan.symbols);
+    if (!when.ok())
+      return Status::error(where + " when: " + when.message());
+    launch.selected = *when != 0;
     for (int d = 0; d < 3; ++d) {
       std::string dim = std::string(1, "xyz"[d]);
       Expected<uint32_t> g =
@@ -422,7 +426,7 @@ Expected<LaunchPlan> ssd::rt::planLaunch(const Manifest &manifest,
     if (!smem.ok())
       return smem.status();
     launch.sharedBytes = *smem;
-    if (!launch.empty())
+    if (launch.runs())
       for (int d = 0; d < 3; ++d)
         if (launch.grid[d] % k.cluster[d] != 0)
           return Status::error(where + ": grid." + std::string(1, "xyz"[d]) +

@@ -83,7 +83,7 @@ variant_flags() {
     fused) echo "--strategy fused" ;;
     fused-segment) echo "--strategy fused --state-chain segment" ;;
     fused-lookback) echo "--strategy fused --state-chain lookback" ;;
-    fused-auto) echo "--strategy fused --state-chain auto" ;;
+    fused-chunk) echo "--strategy fused --state-chain chunk" ;;
     fused-lookback-f16state) echo "--strategy fused --state-chain lookback --state-dtype f16" ;;
     fused-f16state) echo "--strategy fused --state-dtype f16" ;;
     fused-wgmma) echo "--strategy fused --mma wgmma" ;;

@@ -108,11 +108,12 @@ cl::opt<std::string>
              cl::init("fused"), cl::value_desc("S"), cl::cat(category));
 cl::opt<std::string> stateChain(
     "state-chain",
-    cl::desc("fused only: chunk (default: one chain step per chunk, the "
-             "state through global memory), lookback (per chunk, a decoupled "
-             "look-back over the chunk states), auto (lookback where few "
-             "chains run at once, chunk elsewhere, per launch) or segment "
-             "(segments of chunks with the state carried on chip)"),
+    cl::desc("fused only: auto (default: a lookback and a chunk kernel, the "
+             "runtime launching lookback where few chains run at once), "
+             "chunk (one chain step per chunk, the state through global "
+             "memory), lookback (per chunk, a decoupled look-back over the "
+             "chunk states) or segment (segments of chunks with the state "
+             "carried on chip)"),
     cl::value_desc("C"), cl::cat(category));
 cl::opt<std::string>
     mma("mma",

@@ -127,6 +127,9 @@ struct KernelSpec {
   Expr sharedMemory = Expr::constant(0);
   std::array<int64_t, 3> cluster = {1, 1, 1};
   std::vector<ParamSpec> params;
+  /// The launch condition: the kernel runs where it evaluates to non-zero
+  /// (e.g. one of two kernels chosen by a derived symbol).
+  Expr when = Expr::constant(1);
   /// How many dimensions of grid, block and cluster the manifest states
   /// (the rest are 1); 0 for cluster: not stated.
   int gridRank = 3, blockRank = 3, clusterRank = 0;

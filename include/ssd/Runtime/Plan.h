@@ -72,8 +72,12 @@ struct KernelLaunch {
   std::vector<uint64_t> descriptorOffsets;
   /// Evaluated values of the scalar parameters, one per parameter.
   std::vector<int64_t> scalarValues;
-  /// A kernel whose grid is empty has no work (e.g. L = 0) and is skipped.
+  /// The manifest's launch condition (`when`) holds for these arguments.
+  bool selected = true;
+  /// A kernel whose grid is empty has no work (e.g. L = 0).
   bool empty() const { return grid[0] * grid[1] * grid[2] == 0; }
+  /// Launched: selected by its condition, with a non-empty grid.
+  bool runs() const { return selected && !empty(); }
 };
 
 /// Bytes [offset, offset + bytes) of the workspace.

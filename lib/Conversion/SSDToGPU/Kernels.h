@@ -136,6 +136,8 @@ struct KernelInfo {
   int64_t block = 256;
   int64_t sharedMemory = 0; // dynamic bytes; static shared is in the cubin
   llvm::SmallVector<KernelParam> params;
+  /// The manifest's launch condition (an expression; empty: always).
+  std::string when;
 };
 
 /// A gpu.func under construction: its arguments by buffer name.

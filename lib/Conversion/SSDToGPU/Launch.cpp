@@ -78,12 +78,15 @@ DictionaryAttr kernelEntry(Builder &b, const KernelInfo &k) {
          b.getNamedAttr("name", b.getStringAttr(param.name)),
          b.getNamedAttr("abi", b.getStringAttr("memref"))}));
   }
-  return b.getDictionaryAttr(
-      {b.getNamedAttr("name", b.getStringAttr(k.name)),
-       b.getNamedAttr("grid", b.getArrayAttr(grid)),
-       b.getNamedAttr("block", b.getArrayAttr({b.getI64IntegerAttr(k.block)})),
-       b.getNamedAttr("shared_memory", b.getI64IntegerAttr(k.sharedMemory)),
-       b.getNamedAttr("params", b.getArrayAttr(params))});
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("name", b.getStringAttr(k.name)),
+      b.getNamedAttr("grid", b.getArrayAttr(grid)),
+      b.getNamedAttr("block", b.getArrayAttr({b.getI64IntegerAttr(k.block)})),
+      b.getNamedAttr("shared_memory", b.getI64IntegerAttr(k.sharedMemory)),
+      b.getNamedAttr("params", b.getArrayAttr(params))};
+  if (!k.when.empty())
+    fields.push_back(b.getNamedAttr("when", expr(b, k.when)));
+  return b.getDictionaryAttr(fields);
 }
 
 SmallVector<Attribute> features(Builder &b, const SSDProblem &p) {

@@ -122,35 +122,39 @@ func.func @varlen(%x: tensor<1x?x4x64xbf16>, %dt: tensor<1x?x4xf32>, %A: tensor<
 
 // -----
 
-// state-chain=auto: one kernel that takes the look-back where the grid
-// holds at least 8 blocks per chain (b x heads x p-blocks chains) and the
-// turns with their ring of two slots elsewhere, decided per launch; the
-// manifest sizes the slots and the chunk states by the same rule through
-// the derived symbol look_back.
+// state-chain=auto: two kernels, the turn chain's `ssd_fused` with its ring
+// of two slots and the look-back's `ssd_fused_lookback` with a slot per
+// chunk boundary; each launch runs the one whose `when` holds, through the
+// derived symbol look_back (1 where the grid holds at least 8 blocks per
+// chain, b x heads x p-blocks chains), which also sizes the slots and the
+// chunk states.
 // AUTO-LABEL: derived = {look_back = "1 - min(1, (b * 64 - 1) / (num_sms * 2))"}
+// AUTO-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [
+// AUTO-NOT: chain_status
+// AUTO-SAME: when = "1 - look_back"}, {block = [256], grid = ["num_sms * 2"], name = "ssd_fused_lookback", params = [
+// AUTO-SAME: {abi = "memref", kind = "workspace", name = "chunk_states"}, {abi = "memref", kind = "workspace", name = "chain_status"}
+// AUTO-SAME: when = "look_back"}]
 // AUTO-SAME: {dtype = "f32", name = "passed_states", shape = ["b", "2 + look_back * (nc + 1 - 2)", 8, 64, 128]}, {dtype = "f32", name = "chunk_states", shape = ["b", "max(1, look_back * nc)", 8, 64, 128]}
 // AUTO-SAME: {dtype = "i32", name = "chain_status", shape = ["b * nc * 8"], zero_init = true}
+// The turn chain's kernel: no look-back, its slots in the ring.
 // AUTO: gpu.func @ssd_fused(
-// AUTO-SAME: state_chain = "auto"
+// AUTO-SAME: state_chain = "chunk"
 // AUTO-SAME: state_ring = 2 : i64
-// AUTO-SAME: ssd.state_chain = "auto"
-// The chain rows (chooseChainRows), then the choice.
-// AUTO: arith.maxsi
-// AUTO-NEXT: %[[GRID:.*]] = gpu.grid_dim x
-// AUTO-NEXT: %[[PERROW:.*]] = arith.constant 64 : index
-// AUTO-NEXT: %[[CHAINS:.*]] = arith.muli %{{.*}}, %[[PERROW]] : index
-// AUTO: %[[LOOKBACK:.*]] = arith.cmpi sle, %[[CHAINS]], %[[GRID]] : index
-// The chain item: the look-back's step or the turn's, and slots in the
-// ring only where it takes the turns.
-// AUTO: scf.if %[[LOOKBACK]] {
-// AUTO: llvm.fence syncscope("device") acq_rel
-// AUTO: %[[TURNS:.*]] = arith.cmpi eq, %[[LOOKBACK]], %false : i1
-// AUTO: scf.if %[[TURNS]] {
-// AUTO: %[[RING:.*]] = arith.remui %{{.*}}, %c2{{.*}} : index
-// AUTO: arith.select %[[LOOKBACK]], %{{.*}}, %[[RING]] : index
-// The final item waits on the status of the last chunk or on the turn.
-// AUTO: scf.if %[[LOOKBACK]] {
-// AUTO: arith.cmpi eq, %[[LOOKBACK]], %false : i1
+// AUTO-SAME: ssd.state_chain = "chunk"
+// AUTO-NOT: nvvm.read.ptx.sreg.clock64
+// AUTO: arith.remui %{{.*}}, %c2{{.*}} : index
+// AUTO-NOT: nvvm.read.ptx.sreg.clock64
+// AUTO: gpu.return
+// The look-back's kernel: the chunk states and statuses among its
+// arguments, the patience on the SM clock, every slot its own.
+// AUTO: gpu.func @ssd_fused_lookback(
+// AUTO-SAME: %arg15: memref<?x?x8x64x128xf32>, %arg16: memref<?xi32>
+// AUTO-SAME: look_back_patience = 2000 : i64
+// AUTO-SAME: state_chain = "lookback"
+// AUTO-SAME: state_ring = 0 : i64
+// AUTO-SAME: ssd.state_chain = "lookback"
+// AUTO: nvvm.read.ptx.sreg.clock64
+// AUTO: gpu.return
 func.func @auto(%x: tensor<?x?x8x64xbf16>, %dt: tensor<?x?x8xf32>, %A: tensor<8xf32>, %B: tensor<?x?x1x128xbf16>, %C: tensor<?x?x1x128xbf16>) -> (tensor<?x?x8x64xbf16>, tensor<?x8x64x128xf32>) {
   %y, %fs = ssd.fused x(%x : tensor<?x?x8x64xbf16>) dt(%dt : tensor<?x?x8xf32>) A(%A : tensor<8xf32>) B(%B : tensor<?x?x1x128xbf16>) C(%C : tensor<?x?x1x128xbf16>) {chunk_size = 128 : i64} -> tensor<?x?x8x64xbf16>, tensor<?x8x64x128xf32>
   return %y, %fs : tensor<?x?x8x64xbf16>, tensor<?x8x64x128xf32>

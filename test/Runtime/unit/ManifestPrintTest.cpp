@@ -149,6 +149,19 @@ TEST(ManifestPrint, KeepsEveryFieldOfTheExample) {
   EXPECT_EQ(b.kernels[1].params[10].value.text(), "nc * p_block");
 }
 
+TEST(ManifestPrint, KeepsALaunchConditionAndLeavesOutTheDefault) {
+  Expected<Manifest> m = parseManifest(ssd::rt::test::manifestWith(
+      R"("name": "ssd_fused",)", R"("name": "ssd_fused", "when": "b - 1",)"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  std::string text = printManifest(*m);
+  Expected<Manifest> again = parseManifest(text);
+  ASSERT_TRUE(again.ok()) << again.message();
+  EXPECT_EQ(again->kernels[1].when.text(), "b - 1");
+  // The other kernel always runs, and says nothing about it.
+  EXPECT_EQ(again->kernels[0].when.asConstant(), std::optional<int64_t>(1));
+  EXPECT_EQ(text.find("\"when\""), text.rfind("\"when\""));
+}
+
 TEST(ManifestPrint, LeavesOutTheImpliedChunkCount) {
   Expected<Manifest> m = parseManifest(ssd::rt::test::kManifest);
   ASSERT_TRUE(m.ok()) << m.message();

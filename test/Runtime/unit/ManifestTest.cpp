@@ -257,6 +257,15 @@ INSTANTIATE_TEST_SUITE_P(
                                "\"shared_memory\": \"smem\""),
                   "kernels[1].shared_memory: unknown symbol 'smem' in "
                   "expression 'smem'"},
+        Malformed{"launch condition symbol",
+                  manifestWith("\"shared_memory\": 200000",
+                               "\"shared_memory\": 200000, \"when\": \"lb\""),
+                  "kernels[1].when: unknown symbol 'lb' in expression 'lb'"},
+        Malformed{"launch condition type",
+                  manifestWith("\"shared_memory\": 200000",
+                               "\"shared_memory\": 200000, \"when\": true"),
+                  "kernels[1].when: expected an integer or an expression "
+                  "string, got true"},
         Malformed{"cluster zero",
                   manifestWith("\"cluster\": [2]", "\"cluster\": [0]"),
                   "kernels[1].cluster[0]: expected an integer >= 1, got 0"},

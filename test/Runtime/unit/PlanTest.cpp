@@ -154,6 +154,57 @@ TEST_F(PlanTest, DerivedSymbolChoosesWorkspaceShapes) {
   EXPECT_EQ(shapeOf("slots"), (std::vector<int64_t>{5, 4, 8}));
 }
 
+TEST_F(PlanTest, LaunchConditionSelectsOneOfTwoKernels) {
+  // state-chain=auto's form: the turn-chain kernel under 1 - look_back, the
+  // look-back kernel under look_back; exactly one runs.
+  std::string text = kManifest;
+  const std::string workspaces = R"("workspaces": [)";
+  size_t at = text.find(workspaces);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, workspaces.size(),
+               R"json("derived": {"look_back": "1 - min(1, (b * 64 - 1) / (num_sms * 2))"},
+  "workspaces": [)json");
+  const std::string fused = R"("name": "ssd_fused",)";
+  at = text.find(fused);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, fused.size(), R"("name": "ssd_fused", "when": "look_back",)");
+  const std::string cumsum = R"("name": "ssd_chunk_cumsum",)";
+  at = text.find(cumsum);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, cumsum.size(),
+               R"("name": "ssd_chunk_cumsum", "when": "1 - look_back",)");
+  Expected<Manifest> m = parseManifest(text);
+  ASSERT_TRUE(m.ok()) << m.message();
+  auto runs = [&] {
+    Expected<LaunchPlan> plan = planLaunch(*m, args, device);
+    EXPECT_TRUE(plan.ok()) << plan.message();
+    std::vector<bool> out;
+    for (const KernelLaunch &k : plan->kernels)
+      out.push_back(k.runs());
+    return out;
+  };
+  // b = 2 on 132 SMs: 2 * 64 <= 264 blocks, the second kernel.
+  EXPECT_EQ(runs(), (std::vector<bool>{false, true}));
+  // b = 5: 5 * 64 > 264, the first.
+  setProblem(5, 300);
+  EXPECT_EQ(runs(), (std::vector<bool>{true, false}));
+  // A kernel not selected is still planned (its geometry checked), but an
+  // empty grid keeps a selected kernel from running too.
+  setProblem(5, 0);
+  EXPECT_EQ(runs(), (std::vector<bool>{false, false}));
+}
+
+TEST_F(PlanTest, LaunchConditionErrorNamesTheKernel) {
+  Expected<Manifest> m = parseManifest(
+      ssd::rt::test::manifestWith(R"("name": "ssd_fused",)",
+                                  R"json("name": "ssd_fused", "when": "1 / (b - 2)",)json"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  Expected<LaunchPlan> plan = planLaunch(*m, args, device);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.message().rfind("kernel 'ssd_fused' when: ", 0), 0u)
+      << plan.message();
+}
+
 TEST_F(PlanTest, OptionalTensorMayBePassed) {
   args["z"] = TensorArg{fakePointer(20), DType::BF16, {2, 300, 8, 64}, {}, 0};
   Expected<LaunchPlan> plan = planLaunch(manifest, args, device);

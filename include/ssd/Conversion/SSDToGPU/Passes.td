@@ -51,12 +51,13 @@ def ConvertSSDFusedToGPU
     Takes a builtin.module holding one func.func whose body is one
     `ssd.fused` (the result of `ssd-decompose` and `ssd-fuse`) over the
     function's tensor arguments, and replaces it by `gpu.module
-    @ssd_kernels` with ONE persistent `gpu.func @ssd_fused`, launched on
+    @ssd_kernels` with ONE persistent `gpu.func @ssd_fused` per launch
+    (with `state-chain=auto`, an alternative beside it), launched on
     `num_sms * 2` blocks of 256 threads. Blocks take work items through a
     global atomic ticket in a fixed order (initial states into their slots,
     chunk cumsums, CB per group, then the state chain, then the final
     states), so that every item waits only for earlier tickets and the
-    kernel cannot deadlock. With `state-chain=chunk` (the default) the
+    kernel cannot deadlock. With `state-chain=chunk` the
     state chain is walked per (batch, chunk, head, p-block): chunk_state ->
     state_passing -> chunk_scan, one chain step per chunk. With
     `state-chain=lookback` the items are the same, but an item whose
@@ -70,8 +71,13 @@ def ConvertSSDFusedToGPU
     computes the segment's own end state, takes ONE step of the chain
     (slot k+1 = decay * slot k + that state), then scans its chunks in
     order with the state carried in shared memory; the chain is nc / S
-    steps long, and the chunk states are computed twice. The gpu.func
-    carries `ssd.state_chain`. Hand-offs are releases (a fence, then a
+    steps long, and the chunk states are computed twice. With
+    `state-chain=auto` (the default), where the layer can look back and
+    one batch row's chains leave an sm_90 grid room for it, the module
+    holds two kernels, `ssd_fused` (chunk) and `ssd_fused_lookback`, each
+    with a launch condition (`when`) over the derived symbol `look_back`,
+    so that every launch runs one of them; elsewhere `ssd_fused` alone
+    (chunk). Each gpu.func carries `ssd.state_chain`. Hand-offs are releases (a fence, then a
     relaxed store) and acquire spins at device scope on counters in `zero_init` workspaces (`ticket`,
     `cumsum_ready`, `cb_ready`, `state_turn`); the passed states live in the
     `passed_states` workspace in the state precision, decays in f32.
@@ -104,7 +110,7 @@ def ConvertSSDFusedToGPU
            "layers with cu_seqlens, or whose rows are not whole 64-element "
            "panels, keep cp.async)">,
     Option<"stateChain", "state-chain", "std::string",
-           /*default=*/"\"chunk\"",
+           /*default=*/"\"auto\"",
            "How the state chain is walked: `chunk` (one item and one chain "
            "step per chunk, the state through `passed_states`), `lookback` "
            "(one item per chunk; an item whose predecessor's state is not "
@@ -112,11 +118,14 @@ def ConvertSSDFusedToGPU
            "folds the latest published state with the chunk states after "
            "it, a decoupled look-back; layers without cu_seqlens whose "
            "products take the vector path, others take `chunk`), `auto` "
-           "(per launch: `lookback` where the grid holds at least 8 blocks "
-           "per chain, b x heads x p-blocks chains, `chunk` with its ring "
-           "elsewhere; the manifest sizes the workspaces by the same rule "
-           "through the derived symbol `look_back`; `chunk` alone where one "
-           "batch row has more chains than an sm_90 grid allows for) or "
+           "(the default: two kernels, `ssd_fused` walking the chain as "
+           "`chunk` with its ring and `ssd_fused_lookback` as `lookback`; "
+           "the manifest launches the look-back where the grid holds at "
+           "least 8 blocks per chain, b x heads x p-blocks chains, through "
+           "the derived symbol `look_back`, which also sizes the "
+           "workspaces, and the turns elsewhere; `chunk` alone where one "
+           "batch row has more chains than an sm_90 grid allows for, or "
+           "the layer cannot look back) or "
            "`segment` (segments of chunks with the state carried on chip, "
            "one chain step per segment; varlen layers take `chunk`)">,
     Option<"profile", "profile", "bool", /*default=*/"false",

@@ -52,7 +52,7 @@ void buildGPUKernelsToBinary(mlir::OpPassManager &pm,
 void buildGPUFusedPipeline(mlir::OpPassManager &pm,
                            const GPUPipelineOptions &options,
                            int64_t pBlock = 0,
-                           llvm::StringRef stateChain = "chunk",
+                           llvm::StringRef stateChain = "auto",
                            llvm::StringRef mma = "mma.sync",
                            llvm::StringRef copy = "auto",
                            bool profile = false);

@@ -120,10 +120,6 @@ struct FusedBuild {
   /// the chunk's x and B rows and the second for its C rows, and the parity
   /// (i32) of the phase the current chain item waits for.
   Value tmaBarriers, tmaParity;
-  /// With state-chain=auto: whether this launch walks the chain by
-  /// look-back (i1, the same in every thread; FusedKernel.cpp's
-  /// chooseLookBack); null otherwise.
-  Value lookBackNow;
   /// The shared i64 the persistent loop broadcasts each ticket through
   /// (broadcastFromThread0); free between the ticket's broadcast and the
   /// item's end, so an item may broadcast its own values through it.
@@ -170,8 +166,7 @@ Value chainStatusIndex(FusedBuild &f, Value turn, Value c);
 constexpr int64_t kChunkStatePublished = 1, kEndStatePublished = 2;
 
 /// Emits `byLookBack` or `byTurns`, whichever way this kernel walks the
-/// state chain: decided per launch under FusedBuild::lookBackNow
-/// (state-chain=auto), else by KernelConfig::lookBack.
+/// state chain (KernelConfig::lookBack).
 void walkStateChain(FusedBuild &f, llvm::function_ref<void()> byLookBack,
                     llvm::function_ref<void()> byTurns);
 
@@ -183,16 +178,27 @@ void emitChainItem(FusedBuild &f, Value index);
 void emitSegmentItem(FusedBuild &f, Value index);
 void emitFinalItem(FusedBuild &f, Value index);
 
-/// Builds `ssd_fused` into `module` and returns its manifest entry.
+/// Builds the persistent kernel `name` into `module` and returns its
+/// manifest entry, which the runtime launches where `when` (an expression
+/// of the manifest; empty: always) evaluates to non-zero.
 KernelInfo buildFusedKernel(mlir::ImplicitLocOpBuilder &b,
                             mlir::gpu::GPUModuleOp module,
-                            const FusedPlan &plan);
+                            const FusedPlan &plan, llvm::StringRef name,
+                            llvm::StringRef when = "");
+
+/// Builds the plan's kernels into `module`: `ssd_fused`, and with
+/// state-chain=auto where the layer can look back (KernelConfig::adaptive)
+/// also `ssd_fused_lookback`, each launched under the manifest's
+/// `look_back` (addLookBackWorkspaces), so that exactly one runs.
+llvm::SmallVector<KernelInfo> buildFusedKernels(mlir::ImplicitLocOpBuilder &b,
+                                                mlir::gpu::GPUModuleOp module,
+                                                const FusedPlan &plan);
 
 /// The `ssd.launch` attribute: the unfused schema, with `zero_init` on the
 /// counters and the fused op's p_block among the constants.
 mlir::DictionaryAttr buildFusedLaunchAttr(mlir::MLIRContext *ctx,
                                           const FusedPlan &plan,
-                                          const KernelInfo &kernel);
+                                          llvm::ArrayRef<KernelInfo> kernels);
 
 } // namespace fused
 } // namespace gpu_lowering

@@ -93,11 +93,12 @@ struct ConvertSSDFusedToGPUPass
         ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, features);
     auto gpuModule =
         gpu::GPUModuleOp::create(b, "ssd_kernels", b.getArrayAttr({target}));
-    KernelInfo kernel = fused::buildFusedKernel(b, gpuModule, *plan);
+    SmallVector<KernelInfo> kernels =
+        fused::buildFusedKernels(b, gpuModule, *plan);
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     module->setAttr("ssd.launch",
-                    fused::buildFusedLaunchAttr(ctx, *plan, kernel));
+                    fused::buildFusedLaunchAttr(ctx, *plan, kernels));
     if (!keepFunc)
       plan->p.func.erase();
   }

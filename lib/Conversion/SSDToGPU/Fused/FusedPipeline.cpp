@@ -25,12 +25,13 @@ struct FusedPipelineCLOptions
       llvm::cl::init(0)};
   Option<std::string> stateChain{
       *this, "state-chain",
-      llvm::cl::desc("chunk (one chain step per chunk), lookback (per chunk, "
-                     "a decoupled look-back over the chunk states), auto "
-                     "(lookback where few chains run at once, chunk "
-                     "elsewhere, per launch) or segment (the state carried "
-                     "on chip through segments of chunks)"),
-      llvm::cl::init("chunk")};
+      llvm::cl::desc("auto (the default: a lookback kernel and a chunk kernel, "
+                     "the runtime launching lookback where few chains run "
+                     "at once), chunk (one chain step per chunk), lookback "
+                     "(per chunk, a decoupled look-back over the chunk "
+                     "states) or segment (the state carried on chip through "
+                     "segments of chunks)"),
+      llvm::cl::init("auto")};
   Option<std::string> mma{
       *this, "mma",
       llvm::cl::desc("Tensor-core instruction of the chain item's products: "

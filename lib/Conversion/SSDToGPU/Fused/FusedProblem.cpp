@@ -331,10 +331,11 @@ void addLookBackWorkspaces(FusedPlan &plan) {
       false,
       true};
   if (chooseKernelConfig(plan).adaptive()) {
-    // state-chain=auto: the launches that look back (FusedKernel.cpp's
-    // chooseLookBack, the same rule over the same grid) get a slot per
-    // chunk boundary and the chunk states; the others keep the ring and
-    // one unused chunk state.
+    // state-chain=auto: the look-back kernel runs where the grid (num_sms
+    // x kBlocksPerSM blocks) holds at least kLookBackBlocksPerChain blocks
+    // per chain; the manifest launches it under `look_back`, with a slot
+    // per chunk boundary and the chunk states, and the turn-chain kernel
+    // under `1 - look_back`, with the ring and one unused chunk state.
     int64_t blocksPerRow = perRow * kLookBackBlocksPerChain;
     plan.p.derived.push_back(
         {"look_back", "1 - min(1, (" + bx + " * " +

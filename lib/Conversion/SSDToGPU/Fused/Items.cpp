@@ -75,22 +75,15 @@ Value stateSlotIndex(FusedBuild &f, Value slot) {
   int64_t ring = f.config.stateRing;
   if (!ring)
     return slot;
-  Value inRing = f.e.rem(slot, f.e.idx(ring));
-  // state-chain=auto: a launch that looks back keeps every slot.
-  return f.lookBackNow ? f.e.select(f.lookBackNow, slot, inRing) : inRing;
+  return f.e.rem(slot, f.e.idx(ring));
 }
 
 void walkStateChain(FusedBuild &f, function_ref<void()> byLookBack,
                     function_ref<void()> byTurns) {
-  Emitter &e = f.e;
-  if (f.lookBackNow) {
-    e.ifThen(f.lookBackNow, byLookBack);
-    e.ifThen(e.eq(f.lookBackNow, e.i1(false)), byTurns);
-  } else if (f.config.lookBack()) {
+  if (f.config.lookBack())
     byLookBack();
-  } else {
+  else
     byTurns();
-  }
 }
 
 void forEachSequence(FusedBuild &f, Value row,

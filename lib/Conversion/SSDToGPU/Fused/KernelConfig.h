@@ -55,8 +55,9 @@ struct FusedPlan;
 ///    latest published state with the chunk states after it (a decoupled
 ///    look-back, LookBack.cpp), so that the chain's latency is paid once
 ///    per look-back instead of once per chunk;
-///  - Auto: LookBack where few chains run at once, Chunk (with its ring)
-///    elsewhere, decided per launch (kLookBackChainsPerBlock).
+///  - Auto: two kernels, one per way (LookBack, and Chunk with its ring),
+///    the runtime launching LookBack where few chains run at once
+///    (kLookBackBlocksPerChain; buildFusedKernels).
 enum class StateChain { Chunk, Segment, LookBack, Auto };
 llvm::StringRef stateChainName(StateChain chain);
 /// The chain stateChainName(chain) names, or none.
@@ -75,12 +76,13 @@ struct KernelConfig {
   /// the products allow it).
   StateChain chain = StateChain::Chunk;
   bool segmented() const { return chain == StateChain::Segment; }
-  /// Some launches of the kernel walk the chain by look-back (LookBack, or
-  /// Auto where few chains run at once).
+  /// The kernel walks the chain by look-back (LookBack), or the artifact
+  /// holds a look-back kernel beside the turn-chain one (Auto).
   bool lookBack() const {
     return chain == StateChain::LookBack || chain == StateChain::Auto;
   }
-  /// The kernel chooses between the look-back and the turns per launch.
+  /// The artifact holds a kernel per way, chosen per launch (the plan's
+  /// configuration only: each kernel's own is Chunk or LookBack).
   bool adaptive() const { return chain == StateChain::Auto; }
   /// The tensor-core element type of the products, null on the FMA path.
   Type mmaType;
@@ -118,7 +120,7 @@ struct KernelConfig {
   /// shared memory (resident or segment-running) and the layer has no
   /// cu_seqlens (whose initial states sit in per-sequence slots); then two
   /// slots suffice, and the workspace no longer grows with L. With
-  /// state-chain=auto, only the launches that take the turns use the ring.
+  /// state-chain=auto, only the turn-chain kernel uses the ring.
   int64_t stateRing = 0;
   /// With the look-back: SM clock cycles an item waits for its
   /// predecessor's end state before it publishes its own chunk state and
