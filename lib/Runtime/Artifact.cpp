@@ -13,6 +13,7 @@
 #include "Params.h"
 #include "TensorMap.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -305,14 +306,22 @@ Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
       if (arg == args.end())
         return Status::error(where + ": TMA parameter of absent tensor '" +
                              p.name + "'");
-      Expected<TensorMapRequest> request =
-          makeTensorMapRequest(p.tensorMap, *m.findTensor(p.name), arg->second);
-      if (!request.ok())
-        return request.status();
-      Expected<CUtensorMap> map = encodeTensorMap(d, *request, p.name);
-      if (!map.ok())
-        return map.status();
-      maps[pi] = *map;
+      const std::vector<int64_t> &shape = arg->second.shape;
+      // TMA takes no empty extent, and a tensor without elements has no
+      // tile for a kernel to copy (e.g. L = 0): its descriptor stays zeroed
+      // and unread.
+      if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+        maps[pi] = CUtensorMap{};
+      } else {
+        Expected<TensorMapRequest> request = makeTensorMapRequest(
+            p.tensorMap, *m.findTensor(p.name), arg->second);
+        if (!request.ok())
+          return request.status();
+        Expected<CUtensorMap> map = encodeTensorMap(d, *request, p.name);
+        if (!map.ok())
+          return map.status();
+        maps[pi] = *map;
+      }
       if (!p.tensorMap.byValue) {
         const CUtensorMap *source =
             capturing ? impl->keepForReplays(maps[pi]) : &maps[pi];
