@@ -9,8 +9,8 @@
 // word per (chunk, head) next to the other counters.
 // CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // CHECK-SAME: {abi = "memref", kind = "workspace", name = "state_turn"}, {abi = "memref", kind = "workspace", name = "chunk_states"}, {abi = "memref", kind = "workspace", name = "chain_status"}
-// CHECK-SAME: {dtype = "f32", name = "passed_states", shape = [1, "nc + 1", 80, 64, 128]}, {dtype = "f32", name = "chunk_states", shape = [1, "nc", 80, 64, 128]}
-// CHECK-SAME: {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}, {dtype = "i32", name = "chain_status", shape = ["nc * 80"], zero_init = true}]
+// CHECK-SAME: {dtype = "f32", name = "passed_states", shape = [1, "nc + 1", 80, 64, 128]}
+// CHECK-SAME: {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}, {dtype = "i32", name = "chain_status", shape = ["nc * 80"], zero_init = true}, {dtype = "f32", name = "chunk_states", shape = [1, "nc", 80, 64, 128]}]
 // CHECK: gpu.func @ssd_fused(
 // CHECK-SAME: look_back_patience = 2000 : i64
 // CHECK-SAME: state_chain = "lookback"
@@ -88,8 +88,8 @@ func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tenso
 // state included where it folds it without publishing it: the outputs do
 // not depend on the way an item took.
 // CHECK-LABEL: module attributes
-// CHECK-SAME: {dtype = "f16", name = "passed_states", shape = [2, "nc + 1", 8, 64, 128]}, {dtype = "f16", name = "chunk_states", shape = [2, "nc", 8, 64, 128]}
-// CHECK-SAME: {dtype = "i32", name = "chain_status", shape = ["nc * 16"], zero_init = true}
+// CHECK-SAME: {dtype = "f16", name = "passed_states", shape = [2, "nc + 1", 8, 64, 128]}
+// CHECK-SAME: {dtype = "i32", name = "chain_status", shape = ["nc * 16"], zero_init = true}, {dtype = "f16", name = "chunk_states", shape = [2, "nc", 8, 64, 128]}
 // CHECK: gpu.func @ssd_fused(
 // CHECK-SAME: ssd.state_chain = "lookback"
 // CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
@@ -126,18 +126,21 @@ func.func @varlen(%x: tensor<1x?x4x64xbf16>, %dt: tensor<1x?x4xf32>, %A: tensor<
 // of two slots and the look-back's `ssd_fused_lookback` with a slot per
 // chunk boundary; each launch runs the one whose `when` holds, through the
 // derived symbol look_back (1 where the grid holds at least 8 blocks per
-// chain, b x heads x p-blocks chains), which also sizes the slots and the
-// chunk states.
+// chain, b x heads x p-blocks chains), which also sizes the slots, the
+// statuses and the chunk states (last, so that a launch taking the turns
+// has the turn chain's layout).
 // AUTO-LABEL: derived = {look_back = "1 - min(1, (b * 64 - 1) / (num_sms * 2))"}
 // AUTO-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [
 // AUTO-NOT: chain_status
 // AUTO-SAME: when = "1 - look_back"}, {block = [256], grid = ["num_sms * 2"], name = "ssd_fused_lookback", params = [
 // AUTO-SAME: {abi = "memref", kind = "workspace", name = "chunk_states"}, {abi = "memref", kind = "workspace", name = "chain_status"}
 // AUTO-SAME: when = "look_back"}]
-// AUTO-SAME: {dtype = "f32", name = "passed_states", shape = ["b", "2 + look_back * (nc + 1 - 2)", 8, 64, 128]}, {dtype = "f32", name = "chunk_states", shape = ["b", "max(1, look_back * nc)", 8, 64, 128]}
-// AUTO-SAME: {dtype = "i32", name = "chain_status", shape = ["b * nc * 8"], zero_init = true}
-// The turn chain's kernel: no look-back, its slots in the ring.
+// AUTO-SAME: {dtype = "f32", name = "passed_states", shape = ["b", "2 + look_back * (nc + 1 - 2)", 8, 64, 128]}
+// AUTO-SAME: {dtype = "i32", name = "state_turn", shape = ["b * 8"], zero_init = true}, {dtype = "i32", name = "chain_status", shape = ["max(1, look_back * b * nc * 8)"], zero_init = true}, {dtype = "f32", name = "chunk_states", shape = ["max(1, look_back * b)", "max(1, look_back * nc)", 8, 64, 128]}]
+// The turn chain's kernel: no look-back, its slots in the ring, statically
+// two as in the plain turn-chain kernel.
 // AUTO: gpu.func @ssd_fused(
+// AUTO-SAME: memref<?x2x8x64x128xf32>
 // AUTO-SAME: state_chain = "chunk"
 // AUTO-SAME: state_ring = 2 : i64
 // AUTO-SAME: ssd.state_chain = "chunk"
