@@ -7,13 +7,16 @@
 #                                      variant (unfused, fused, fused-segment: the fused
 #                                      kernel with its state chain by segments,
 #                                      fused-lookback[-f16state]: by decoupled look-back,
-#                                      fused-auto: look-back or turns per launch,
+#                                      fused-chunk: the turn chain alone (the default,
+#                                      auto, holds it beside the look-back kernel),
 #                                      fused-f16state: the fused kernel with fp16
 #                                      states, fused-wgmma, fused-cp-async: x, B
 #                                      and C by cp.async instead of the default
 #                                      TMA), case, chunk size, dtype
 #   OUT_DIR/mamba2-<variant>-q<Q>-bf16/   the Mamba-2 2.7B layer (benchmark, long case),
 #                                      the same variants
+#   OUT_DIR/empty-sequence/<variant>/   a layer for the L = 0 launches
+#                                      (run_empty_sequence.py)
 #   OUT_DIR/include/cxxopts.hpp        the flag parser ssd-run is built with
 #                                      (the GPU machine has no apt): run-gpu-suite.sh
 #                                      configures with -DSSD_CXXOPTS_INCLUDE_DIR=OUT_DIR/include
@@ -38,7 +41,7 @@ compile=$build/bin/ssd-compile
 rm -rf "$out"
 status=0
 built=0
-variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-auto}
+variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk}
 mkdir -p "$out/golden" "$out/tile-products"
 for variant in $variants; do mkdir -p "$out/golden-art/$variant"; done
 
@@ -142,6 +145,15 @@ for variant in $variants; do
     compile_one "$variant" "$out/mamba2-$variant-q$q-bf16" --nheads 80 --headdim 64 \
       --dstate 128 --ngroups 1 --features D,dt_bias,softplus --chunk-size "$q" --dtype bf16
   done
+done
+
+# Sequences without tokens (L = 0): one layer per strategy, for
+# scripts/device/run_empty_sequence.py (8 heads, so that the fused default
+# holds the look-back kernel beside the turn-chain one).
+mkdir -p "$out/empty-sequence"
+for variant in $variants; do
+  compile_one "$variant" "$out/empty-sequence/$variant" --nheads 8 --headdim 64 \
+    --dstate 128 --ngroups 1 --features D,initial_states --chunk-size 128 --dtype bf16
 done
 
 # One tile product alone (ssd-test-tile-product), per tensor-core path, shape

@@ -8,9 +8,11 @@
 #   2. test/Runtime/device/run-on-device.sh (the runtime smoke test);
 #   3. every golden case through ssd-run --backend gpu --artifact at chunk
 #      sizes 64, 128, 256 in f32, bf16 and f16 (same bounds as the CPU path),
-#      for the unfused and the fused strategy (state chain by chunks, the
-#      default, and by segments), and the fused one with fp16 states (held to
-#      the bf16 bound), each with its largest error; then
+#      for the unfused and the fused strategy (the default state chain, auto:
+#      the look-back or the turns per launch; the turns alone; by segments),
+#      and the fused one with fp16 states (held to the bf16 bound), each with
+#      its largest error; then L = 0 launches through the runtime
+#      (run_empty_sequence.py: the states pass through), and
 #      the fused kernel twice on one case, outputs compared bitwise;
 #   4. L = 512K, b=1 h=80 p=64 n=128 (Mamba-2 layer, bf16, chunk 128), both
 #      strategies: inputs generated on the device by ssd-bench, y and final
@@ -92,7 +94,7 @@ max_err() {
 run_step tile-products python3 "$src/scripts/device/run_tile_products.py" "$art/tile-products" \
   --json "$res/tile-products.json"
 
-for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-auto}; do
+for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk}; do
   state_flags=()
   [[ $variant == *f16state ]] && state_flags=(--state-dtype f16)
   pass=0
@@ -115,6 +117,17 @@ for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state 
   if [ $fail -eq 0 ]; then record "golden-gpu-$variant" PASS "$pass runs, max_rel_err=$err"; else
     record "golden-gpu-$variant" FAIL "$pass passed, $fail failed: ${failed[*]}"; fi
 done
+
+# Sequences without tokens: every state passes through, on each strategy's
+# artifact (the fused kernel runs its init and final items only).
+empty_sequence=()
+for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-chunk}; do
+  [ -d "$art/empty-sequence/$variant" ] && empty_sequence+=("$art/empty-sequence/$variant")
+done
+if [ ${#empty_sequence[@]} -gt 0 ]; then
+  run_step empty-sequence env PYTHONPATH="$src/python" SSD_MLIR_RUNTIME_LIB="$build/lib" \
+    timeout 120 python3 "$src/scripts/device/run_empty_sequence.py" "${empty_sequence[@]}"
+fi
 
 # Determinism: the fused kernel twice on one case, outputs bitwise equal.
 repeat_dir=$res/repeat
@@ -268,7 +281,7 @@ run_step synccheck-fused timeout 300 "$sanitizer" --tool synccheck --error-exitc
 if [ "${SSD_SUITE_BENCH:-1}" != 0 ]; then
   mkdir -p "$res/bench"
   runs=()
-  for variant in unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-auto; do
+  for variant in unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback; do
     for q in 128 256; do
       [ -d "$art/mamba2-$variant-q$q-bf16" ] || continue
       for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-$variant-q$q-bf16:$bl"); done
