@@ -118,17 +118,20 @@ TEST_F(PlanTest, AdjacentZeroedWorkspacesAreOneRange) {
             (std::vector<ByteRange>{{24576, 24836 - 24576}, {25344, 8}}));
 }
 
+/// kManifest with state-chain=auto's derived symbol: look_back is 1 where
+/// the 2 * num_sms blocks give each of the b * 8 chains 8 (b * 64 <= 2 *
+/// num_sms), and `workspaces` first among the workspaces.
+std::string withLookBack(const std::string &workspaces = "") {
+  return ssd::rt::test::manifestWith(
+      R"("workspaces": [)",
+      R"json("derived": {"look_back": "1 - min(1, (b * 64 - 1) / (num_sms * 2))"},
+  "workspaces": [)json" + workspaces);
+}
+
 TEST_F(PlanTest, DerivedSymbolChoosesWorkspaceShapes) {
-  // state-chain=auto's form: a derived 0/1 symbol over b and num_sms (the
-  // look-back where the 2 * num_sms blocks give each of the b * 8 chains 8)
-  // shapes the state slots: nc + 1 of them when it is 1, a ring of 2 when 0.
-  std::string text = kManifest;
-  const std::string workspaces = R"("workspaces": [)";
-  size_t at = text.find(workspaces);
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, workspaces.size(),
-               R"json("derived": {"look_back": "1 - min(1, (b * 64 - 1) / (num_sms * 2))"},
-  "workspaces": [
+  // look_back shapes the state slots: nc + 1 of them when it is 1, a ring
+  // of 2 when 0.
+  std::string text = withLookBack(R"json(
     {"name": "slots", "dtype": "f32", "shape": ["b", "2 + look_back * (nc + 1 - 2)", "h"]},
     {"name": "chunk_states", "dtype": "f32", "shape": ["b", "max(1, look_back * nc)", "h"]},)json");
   Expected<Manifest> m = parseManifest(text);
@@ -157,22 +160,17 @@ TEST_F(PlanTest, DerivedSymbolChoosesWorkspaceShapes) {
 TEST_F(PlanTest, LaunchConditionSelectsOneOfTwoKernels) {
   // state-chain=auto's form: the turn-chain kernel under 1 - look_back, the
   // look-back kernel under look_back; exactly one runs.
-  std::string text = kManifest;
-  const std::string workspaces = R"("workspaces": [)";
-  size_t at = text.find(workspaces);
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, workspaces.size(),
-               R"json("derived": {"look_back": "1 - min(1, (b * 64 - 1) / (num_sms * 2))"},
-  "workspaces": [)json");
-  const std::string fused = R"("name": "ssd_fused",)";
-  at = text.find(fused);
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, fused.size(), R"("name": "ssd_fused", "when": "look_back",)");
-  const std::string cumsum = R"("name": "ssd_chunk_cumsum",)";
-  at = text.find(cumsum);
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, cumsum.size(),
-               R"("name": "ssd_chunk_cumsum", "when": "1 - look_back",)");
+  std::string text = withLookBack();
+  for (auto [from, to] :
+       {std::pair<std::string, std::string>{
+            R"("name": "ssd_fused",)",
+            R"("name": "ssd_fused", "when": "look_back",)"},
+        {R"("name": "ssd_chunk_cumsum",)",
+         R"("name": "ssd_chunk_cumsum", "when": "1 - look_back",)"}}) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
   Expected<Manifest> m = parseManifest(text);
   ASSERT_TRUE(m.ok()) << m.message();
   auto runs = [&] {
