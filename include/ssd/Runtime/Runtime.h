@@ -65,8 +65,9 @@ public:
   /// device.
   Expected<uint64_t> workspaceSize(const ArgumentMap &args) const;
 
-  /// Checks every argument, then launches every kernel in order on `stream`
-  /// (a CUstream; null is the default stream) in the current context.
+  /// Checks every argument, then launches in order on `stream` (a CUstream;
+  /// null is the default stream), in the current context, every kernel
+  /// whose launch condition (`when`) holds and whose grid is not empty.
   Status launch(const ArgumentMap &args, void *stream,
                 Workspace workspace = {}) const;
 
