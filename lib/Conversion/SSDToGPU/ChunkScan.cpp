@@ -86,6 +86,7 @@ KernelInfo buildChunkScanKernel(ImplicitLocOpBuilder &b,
     return {s.batch, s.c, s.head, pp, n};
   };
   stageChunk(e, p, k, s, rows);
+  loadHeadD(e, p, k, s);
   // 16-byte fills: rows of x, C and the states are whole vectors, the
   // tile covers p exactly and CB rows hold whole vectors.
   bool vectors = mm.usesMma() && cols == p.headDim &&

@@ -138,6 +138,12 @@ static Value gate(Emitter &e, Value z) {
   return e.divf(z, e.addf(e.f32(1.0), e.exp(e.subf(e.f32(0.0), z))));
 }
 
+void loadHeadD(Emitter &e, const SSDProblem &p, const KernelFunc &k,
+               ScanTile &s) {
+  if (k.has("D") && !p.perChannelD)
+    s.dHead = e.loadF32(k.arg("D"), {s.head});
+}
+
 void storeScanOutput(Emitter &e, const SSDProblem &p, const KernelFunc &k,
                      const ScanTile &s, Value row, Value col, Value v) {
   Value i = e.add(s.i0, row);
@@ -146,8 +152,9 @@ void storeScanOutput(Emitter &e, const SSDProblem &p, const KernelFunc &k,
     Value t = e.add(s.r.start, i);
     SmallVector<Value> at = {s.batch, t, s.head, pp};
     if (k.has("D")) {
-      Value d = p.perChannelD ? e.loadF32(k.arg("D"), {s.head, pp})
-                              : e.loadF32(k.arg("D"), {s.head});
+      Value d = s.dHead         ? s.dHead
+                : p.perChannelD ? e.loadF32(k.arg("D"), {s.head, pp})
+                                : e.loadF32(k.arg("D"), {s.head});
       v = e.fma(d, e.loadF32(k.arg("x"), at), v);
     }
     if (k.has("z"))
@@ -176,7 +183,9 @@ void storeScanOutputVector(Emitter &e, const SSDProblem &p,
       Value x = e.toF32Vector(xv);
       Value d = p.perChannelD
                     ? e.toF32Vector(e.loadVector(k.arg("D"), {s.head, pp}, width))
-                    : e.splat(e.loadF32(k.arg("D"), {s.head}), width);
+                    : e.splat(s.dHead ? s.dHead
+                                      : e.loadF32(k.arg("D"), {s.head}),
+                              width);
       v = math::FmaOp::create(e.b, d, x, v);
     }
     if (k.has("z")) {

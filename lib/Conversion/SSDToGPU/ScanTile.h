@@ -37,7 +37,16 @@ struct ScanTile {
   /// them there instead of global memory. Null: x from global memory.
   Value xRows;
   bool xRowsSwizzled = false;
+  /// D of the tile's head (per-head D), loaded once before the products
+  /// (loadHeadD): the epilogue's loads of D would follow its own y stores,
+  /// which may alias D, so the compiler reloads it per element and every
+  /// FMA waits for a load. Null: loaded per element.
+  Value dHead;
 };
+
+/// s.dHead where the layer has a per-head D.
+void loadHeadD(Emitter &e, const SSDProblem &p, const KernelFunc &k,
+               ScanTile &s);
 
 /// The four operands of the two products.
 struct ScanOperands {

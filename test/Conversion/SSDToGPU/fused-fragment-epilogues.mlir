@@ -31,10 +31,13 @@
 // F32-NOT: gpu.barrier
 // F32: math.exp
 // The scan's y: the D x term from x's swizzled rows, then a bf16 pair, and
-// no barrier from the last product to the end of the item.
+// no barrier from the last product to the end of the item. D (per head) was
+// loaded once before the products: loaded beside each pair, after the
+// previous pair's y store (which may alias it), it was reloaded every time.
 // F32: nvvm.mma.sync
 // F32-NOT: gpu.barrier
 // F32: vector.load {{.*}} : memref<1x128x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// F32-NOT: memref<80xf32>
 // F32: vector.store {{.*}} : memref<1x?x80x64xbf16>, vector<2xbf16>
 // F32-NOT: gpu.barrier
 // F32: scf.yield

@@ -448,6 +448,7 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   tile.sDA = it.sDA;
   tile.sDt = it.sDt;
   tile.sScale = sScale;
+  loadHeadD(e, p, f.k, tile);
   // D x from the chunk's x rows where the products already read them there.
   if (raw) {
     tile.xRows = it.sX;
