@@ -155,9 +155,15 @@ sizeFields(const SSDCase &c) {
 }
 
 static Status validateSizes(const SSDCase &c, const std::string &json) {
-  for (auto [key, value] : sizeFields(c))
-    if (value <= 0)
-      return caseError(json, cat("'", key, "' must be positive, got ", value));
+  // A case may hold no tokens (an empty prefill: y is empty and the final
+  // states are the initial ones); every other size must be positive.
+  for (auto [key, value] : sizeFields(c)) {
+    bool tokens = std::string(key) == "seqlen";
+    if (value < 0 || (value == 0 && !tokens))
+      return caseError(json, cat("'", key, "' must be ",
+                                 tokens ? "non-negative" : "positive", ", got ",
+                                 value));
+  }
   if (c.nheads % c.ngroups != 0)
     return caseError(json, cat("nheads (", c.nheads,
                                ") must be a multiple of ngroups (", c.ngroups,

@@ -37,7 +37,7 @@ reference recurrence.
   -o DIR               the case folder to write
   --name NAME          the case name (default random)
   --batch B            sequences (default 1)
-  --seqlen L           tokens per sequence (default 64)
+  --seqlen L           tokens per sequence (default 64; 0: a case without tokens)
   --nheads H           heads (default 2)
   --headdim P          channels per head (default 4)
   --ngroups G          groups of B and C (default 1)
@@ -186,9 +186,9 @@ int main(int argc, char **argv) {
     return fail(options.message());
   RandomCaseOptions &o = *options;
 
-  if (o.batch <= 0 || o.seqlen <= 0 || o.nheads <= 0 || o.headdim <= 0 ||
+  if (o.batch <= 0 || o.seqlen < 0 || o.nheads <= 0 || o.headdim <= 0 ||
       o.ngroups <= 0 || o.dstate <= 0)
-    return fail("sizes must be positive");
+    return fail("sizes must be positive (seqlen may be 0)");
   // The case is built in memory: refuse sizes whose tensors cannot be, with
   // the tensor and its element count, instead of failing an allocation.
   for (auto [tensor, dims] :
