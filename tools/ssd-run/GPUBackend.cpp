@@ -1,5 +1,6 @@
 //===- GPUBackend.cpp - ssd-run --backend gpu -----------------------------===//
 #include "GPUBackend.h"
+#include "Bytes.h"
 
 #include "ssd/Runtime/Device.h"
 #include "ssd/Support/FloatBits.h"
@@ -87,12 +88,12 @@ Expected<std::vector<uint8_t>> encode(const std::vector<float> &values,
   std::vector<uint8_t> bytes;
   if (dtype == DType::F32) {
     bytes.resize(values.size() * 4);
-    std::memcpy(bytes.data(), values.data(), bytes.size());
+    copyBytes(bytes.data(), values.data(), bytes.size());
   } else if (dtype == DType::BF16 || dtype == DType::F16) {
     std::vector<uint16_t> bits =
         toHalfBits(dtype == DType::BF16 ? DType::BF16 : DType::F16, values);
     bytes.resize(bits.size() * 2);
-    std::memcpy(bytes.data(), bits.data(), bytes.size());
+    copyBytes(bytes.data(), bits.data(), bytes.size());
   } else {
     return Status::error(std::string("tensor '") + name +
                          "': the artifact wants " + rt::dtypeName(dtype) +
@@ -104,11 +105,11 @@ Expected<std::vector<uint8_t>> encode(const std::vector<float> &values,
 std::vector<float> decode(const std::vector<uint8_t> &bytes, DType dtype) {
   if (dtype == DType::F32) {
     std::vector<float> values(bytes.size() / 4);
-    std::memcpy(values.data(), bytes.data(), bytes.size());
+    copyBytes(values.data(), bytes.data(), bytes.size());
     return values;
   }
   std::vector<uint16_t> bits(bytes.size() / 2);
-  std::memcpy(bits.data(), bytes.data(), bytes.size());
+  copyBytes(bits.data(), bytes.data(), bytes.size());
   return fromHalfBits(dtype == DType::BF16 ? DType::BF16 : DType::F16, bits);
 }
 
@@ -170,7 +171,7 @@ Expected<RunOutputs> ssd::runGPUBackend(const SSDCase &c,
       return Status::error("tensor '" + name + "': the artifact wants " +
                            rt::dtypeName(spec->dtype) + ", expected i32");
     std::vector<uint8_t> bytes(i.data.size() * 4);
-    std::memcpy(bytes.data(), i.data.data(), bytes.size());
+    copyBytes(bytes.data(), i.data.data(), bytes.size());
     SSD_RT_RETURN_IF_ERROR(upload(name, i.shape, bytes, DType::I32));
   }
   for (auto [name, shape] :

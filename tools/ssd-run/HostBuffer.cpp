@@ -1,5 +1,6 @@
 //===- HostBuffer.cpp - host data behind a memref argument ----------------===//
 #include "HostBuffer.h"
+#include "Bytes.h"
 
 #include "ssd/Support/FloatBits.h"
 
@@ -30,27 +31,27 @@ HostBuffer::HostBuffer(const KernelArg &arg) : karg(arg), count(1) {
 void HostBuffer::store(llvm::ArrayRef<float> values) {
   assert(static_cast<int64_t>(values.size()) == count && "size mismatch");
   if (karg.dtype == DType::F32) {
-    std::memcpy(words.data(), values.data(), count * sizeof(float));
+    copyBytes(words.data(), values.data(), count * sizeof(float));
     return;
   }
   std::vector<uint16_t> bits = toHalfBits(
       karg.dtype, std::vector<float>(values.begin(), values.end()));
-  std::memcpy(words.data(), bits.data(), count * sizeof(uint16_t));
+  copyBytes(words.data(), bits.data(), count * sizeof(uint16_t));
 }
 
 void HostBuffer::store(llvm::ArrayRef<int32_t> values) {
   assert(karg.dtype == DType::I32 &&
          static_cast<int64_t>(values.size()) == count && "bad int buffer");
-  std::memcpy(words.data(), values.data(), count * sizeof(int32_t));
+  copyBytes(words.data(), values.data(), count * sizeof(int32_t));
 }
 
 std::vector<float> HostBuffer::load() const {
   if (karg.dtype == DType::F32) {
     std::vector<float> values(count);
-    std::memcpy(values.data(), words.data(), count * sizeof(float));
+    copyBytes(values.data(), words.data(), count * sizeof(float));
     return values;
   }
   std::vector<uint16_t> bits(count);
-  std::memcpy(bits.data(), words.data(), count * sizeof(uint16_t));
+  copyBytes(bits.data(), words.data(), count * sizeof(uint16_t));
   return fromHalfBits(karg.dtype, bits);
 }
