@@ -6,7 +6,6 @@
 #include "ssd/Support/FloatBits.h"
 
 #include <cmath>
-#include <cstring>
 #include <map>
 
 using namespace ssd;

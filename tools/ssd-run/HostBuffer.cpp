@@ -5,7 +5,6 @@
 #include "ssd/Support/FloatBits.h"
 
 #include <cassert>
-#include <cstring>
 
 using namespace ssd;
 

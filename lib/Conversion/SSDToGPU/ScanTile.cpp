@@ -144,6 +144,17 @@ void loadHeadD(Emitter &e, const SSDProblem &p, const KernelFunc &k,
     s.dHead = e.loadF32(k.arg("D"), {s.head});
 }
 
+/// D at column pp of the tile's head: an f32, or with `width` > 0 a
+/// vector<width x f32> of columns pp.. (per-channel D) or of the head's D.
+static Value dAt(Emitter &e, const SSDProblem &p, const KernelFunc &k,
+                 const ScanTile &s, Value pp, int64_t width = 0) {
+  if (p.perChannelD)
+    return width ? e.toF32Vector(e.loadVector(k.arg("D"), {s.head, pp}, width))
+                 : e.loadF32(k.arg("D"), {s.head, pp});
+  Value d = s.dHead ? s.dHead : e.loadF32(k.arg("D"), {s.head});
+  return width ? e.splat(d, width) : d;
+}
+
 void storeScanOutput(Emitter &e, const SSDProblem &p, const KernelFunc &k,
                      const ScanTile &s, Value row, Value col, Value v) {
   Value i = e.add(s.i0, row);
@@ -152,10 +163,7 @@ void storeScanOutput(Emitter &e, const SSDProblem &p, const KernelFunc &k,
     Value t = e.add(s.r.start, i);
     SmallVector<Value> at = {s.batch, t, s.head, pp};
     if (k.has("D")) {
-      Value d = s.dHead         ? s.dHead
-                : p.perChannelD ? e.loadF32(k.arg("D"), {s.head, pp})
-                                : e.loadF32(k.arg("D"), {s.head});
-      v = e.fma(d, e.loadF32(k.arg("x"), at), v);
+      v = e.fma(dAt(e, p, k, s, pp), e.loadF32(k.arg("x"), at), v);
     }
     if (k.has("z"))
       v = e.mulf(v, gate(e, e.loadF32(k.arg("z"), at)));
@@ -181,12 +189,7 @@ void storeScanOutputVector(Emitter &e, const SSDProblem &p,
       else
         xv = e.loadVector(s.xRows, {e.idx(0), i, col}, width);
       Value x = e.toF32Vector(xv);
-      Value d = p.perChannelD
-                    ? e.toF32Vector(e.loadVector(k.arg("D"), {s.head, pp}, width))
-                    : e.splat(s.dHead ? s.dHead
-                                      : e.loadF32(k.arg("D"), {s.head}),
-                              width);
-      v = math::FmaOp::create(e.b, d, x, v);
+      v = math::FmaOp::create(e.b, dAt(e, p, k, s, pp, width), x, v);
     }
     if (k.has("z")) {
       Value z = e.loadVector(k.arg("z"), at, width);
