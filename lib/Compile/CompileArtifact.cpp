@@ -50,6 +50,8 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
       {options.pBlock != 0, "--p-block", "p-block",
        std::to_string(options.pBlock)},
       {options.profile, "--profile", "profile", "true"},
+      {options.cluster != 0, "--cluster", "cluster",
+       std::to_string(options.cluster)},
   };
   for (const FusedFlag &flag : fusedFlags) {
     if (!flag.given)

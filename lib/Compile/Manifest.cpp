@@ -128,6 +128,8 @@ static JsonValue compilerJson(const LayerSpec &spec,
                                                       : "cp.async"));
     if (options.profile)
       opts.add("profile", JsonValue::makeBool(true));
+    if (options.cluster > 1)
+      opts.add("cluster", JsonValue::makeInteger(options.cluster));
   }
   opts.add("target", JsonValue::makeString(options.target));
   // An infinite HI is null, as case.json writes it.

@@ -45,7 +45,8 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                     [--features LIST] [--dt-limit LO,HI])
                    [--target sm_90a|cpu] [--strategy fused|unfused]
                    [--state-chain chunk|lookback|auto|segment] [--mma mma.sync|wgmma]
-                   [--copy auto|cp.async|tma] [--p-block R] [--profile] -o DIR
+                   [--copy auto|cp.async|tma] [--p-block R] [--cluster 1|2]
+                   [--profile] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
 kernels.cubin and manifest.json. The input is a module with one function
@@ -132,6 +133,14 @@ cl::opt<int64_t>
            cl::desc("fused only: headdim rows of one work item, a power of "
                     "two dividing headdim (default: the lowering's choice)"),
            cl::value_desc("R"), cl::cat(category));
+
+cl::opt<int64_t>
+    cluster("cluster",
+            cl::desc("fused only: blocks of a thread block cluster, 1 "
+                     "(default) or 2 (sm_90a with TMA rows: a pair of blocks "
+                     "takes the chain items of two heads of one group and "
+                     "chunk, each B and C panel read from L2 once for both)"),
+            cl::value_desc("K"), cl::cat(category));
 
 cl::opt<bool> profile(
     "profile",
@@ -236,6 +245,12 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
       return "--p-block: expected a positive power of two, got '" +
              std::to_string(pBlock) + "'";
     options.pBlock = pBlock;
+  }
+  if (given(cluster)) {
+    if (cluster != 1 && cluster != 2)
+      return "--cluster: expected 1 or 2, got '" + std::to_string(cluster) +
+             "'";
+    options.cluster = cluster;
   }
   options.profile = profile;
   return std::nullopt;

@@ -36,6 +36,9 @@ struct CompileOptions {
   /// Headdim rows of one fused work item (a power of two dividing headdim);
   /// 0: the pipeline's choice.
   int64_t pBlock = 0;
+  /// Blocks of the fused kernel's thread block clusters (1 or 2); 0: the
+  /// pipeline's default (1).
+  int64_t cluster = 0;
   /// The fused kernel records its chain items' phase clocks in the
   /// `chain_profile` workspace (a diagnostic build; state-chain chunk).
   bool profile = false;

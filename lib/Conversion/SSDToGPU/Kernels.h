@@ -135,6 +135,9 @@ struct KernelInfo {
   llvm::SmallVector<std::string> grid;
   int64_t block = 256;
   int64_t sharedMemory = 0; // dynamic bytes; static shared is in the cubin
+  /// Blocks of a thread block cluster along x (the manifest's `cluster`,
+  /// written where above 1).
+  int64_t cluster = 1;
   llvm::SmallVector<KernelParam> params;
   /// The manifest's launch condition (an expression; empty: always).
   std::string when;

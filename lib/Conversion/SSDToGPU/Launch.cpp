@@ -86,6 +86,9 @@ DictionaryAttr kernelEntry(Builder &b, const KernelInfo &k) {
       b.getNamedAttr("params", b.getArrayAttr(params))};
   if (!k.when.empty())
     fields.push_back(b.getNamedAttr("when", expr(b, k.when)));
+  if (k.cluster > 1)
+    fields.push_back(b.getNamedAttr(
+        "cluster", b.getArrayAttr({b.getI64IntegerAttr(k.cluster)})));
   return b.getDictionaryAttr(fields);
 }
 

@@ -48,8 +48,9 @@ Value i32(Emitter &e, int64_t v) {
 }
 } // namespace
 
-void initTmaBarrier(Emitter &e, Value bar) {
-  NVVM::MBarrierInitOp::create(e.b, bar, i32(e, 1), /*predicate=*/Value());
+void initTmaBarrier(Emitter &e, Value bar, int64_t arrivals) {
+  NVVM::MBarrierInitOp::create(e.b, bar, i32(e, arrivals),
+                               /*predicate=*/Value());
 }
 
 void expectTmaBytes(Emitter &e, Value bar, int64_t bytes) {
@@ -59,7 +60,7 @@ void expectTmaBytes(Emitter &e, Value bar, int64_t bytes) {
 }
 
 void copyTmaBox(Emitter &e, Value descriptor, Value dst, Value bar,
-                ValueRange coordinates) {
+                ValueRange coordinates, Value multicastMask) {
   SmallVector<Value> coords;
   for (Value c : coordinates)
     coords.push_back(
@@ -70,8 +71,8 @@ void copyTmaBox(Emitter &e, Value descriptor, Value dst, Value bar,
       e.b, LLVM::LLVMPointerType::get(e.b.getContext(), 7), dst);
   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
       e.b, clusterDst, descriptor, coords, bar, /*im2colOffsets=*/ValueRange(),
-      /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
-      NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+      multicastMask, /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+      /*isCTAOnly=*/false,
       /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
 }
 

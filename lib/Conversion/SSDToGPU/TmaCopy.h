@@ -38,9 +38,9 @@ Value elementPointer(Emitter &e, Value memref, ValueRange indices,
 /// rows just stored, or the TMA writes into rows just read.
 void fenceSharedForAsyncProxy(Emitter &e);
 
-/// Initialises the mbarrier at `bar` (!llvm.ptr<3>) for one arrival. Call
-/// from one thread, then a barrier before any use.
-void initTmaBarrier(Emitter &e, Value bar);
+/// Initialises the mbarrier at `bar` (!llvm.ptr<3>) for `arrivals`
+/// arrivals a phase. Call from one thread, then a barrier before any use.
+void initTmaBarrier(Emitter &e, Value bar, int64_t arrivals = 1);
 
 /// From the thread that issues the copies: the copies of this phase of `bar`
 /// will deliver `bytes` bytes (arrive.expect_tx).
@@ -49,8 +49,10 @@ void expectTmaBytes(Emitter &e, Value bar, int64_t bytes);
 /// One box of the tensor map `descriptor` (an !llvm.ptr to it) at
 /// `coordinates` (innermost first, index) into shared memory at `dst`
 /// (!llvm.ptr<3>), completing on `bar`. Out-of-range elements read zero.
+/// With `multicastMask` (i16, bit r: the cluster's block of rank r) the box
+/// lands at `dst` in each of those blocks and completes on their `bar`.
 void copyTmaBox(Emitter &e, Value descriptor, Value dst, Value bar,
-                ValueRange coordinates);
+                ValueRange coordinates, Value multicastMask = Value());
 
 /// Waits until the phase of `bar` with parity `parity` (i32, 0 or 1) has
 /// completed; the copies it counted are then visible to this thread.

@@ -4,12 +4,15 @@
 // RUN: not ssd-opt %s -split-input-file --convert-ssd-fused-to-gpu="mma=wgmma chip=sm_80" 2>&1 | FileCheck %s --check-prefix=MMA-CHIP
 // RUN: not ssd-opt %s -split-input-file --convert-ssd-fused-to-gpu="copy=bulk" 2>&1 | FileCheck %s --check-prefix=COPY
 // RUN: not ssd-opt %s -split-input-file --convert-ssd-fused-to-gpu="copy=tma chip=sm_80" 2>&1 | FileCheck %s --check-prefix=COPY-CHIP
+// RUN: not ssd-opt %s -split-input-file --convert-ssd-fused-to-gpu="p-block=3" 2>&1 | FileCheck %s --check-prefix=PBLOCK
 
 // MMA: error: convert-ssd-fused-to-gpu: mma must be 'mma.sync' or 'wgmma', got 'hmma'
 // MMA-CHIP: error: convert-ssd-fused-to-gpu: mma=wgmma needs chip sm_90a, got 'sm_80'
 
 // COPY: error: convert-ssd-fused-to-gpu: copy must be 'auto', 'cp.async' or 'tma', got 'bulk'
 // COPY-CHIP: error: convert-ssd-fused-to-gpu: copy=tma needs chip sm_90a, got 'sm_80'
+
+// PBLOCK: error: convert-ssd-fused-to-gpu: p-block must be a positive power of two, got 3{{$}}
 
 // CHAIN: error: convert-ssd-fused-to-gpu: state-chain must be 'chunk', 'segment', 'lookback' or 'auto', got 'tree'
 

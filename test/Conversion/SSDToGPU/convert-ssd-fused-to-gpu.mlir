@@ -36,7 +36,7 @@
 // CHECK-NOT: func.func
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @ssd_fused(
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 107536 : i64, state_chain = "chunk", state_mma = "mma.sync", state_ring = 2 : i64}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, cluster = 1 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 107536 : i64, state_chain = "chunk", state_mma = "mma.sync", state_ring = 2 : i64}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
 // CHECK-NEXT: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[XROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x72xbf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[BCROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x136xbf16, #gpu.address_space<workgroup>>

@@ -128,6 +128,12 @@ def ConvertSSDFusedToGPU
            "the layer cannot look back) or "
            "`segment` (segments of chunks with the state carried on chip, "
            "one chain step per segment; varlen layers take `chunk`)">,
+    Option<"cluster", "cluster", "int64_t", /*default=*/"1",
+           "Blocks of a thread block cluster: 1 (none) or 2 (sm_90a, TMA "
+           "rows: the two blocks take work items in pairs, and a pair of "
+           "chain items of one chunk and group copies each B and C panel "
+           "from L2 once, multicast into both blocks' shared memory; the "
+           "kernel carries .reqnctapercluster)">,
     Option<"profile", "profile", "bool", /*default=*/"false",
            "Record thread 0's clock64 at the phase boundaries of every chain "
            "item (every state-chain but segment) in the `chain_profile` workspace (i64 "

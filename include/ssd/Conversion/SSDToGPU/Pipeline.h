@@ -46,16 +46,17 @@ void buildGPUKernelsToBinary(mlir::OpPassManager &pm,
 /// Appends ssd-decompose, ssd-fuse, convert-ssd-fused-to-gpu (one
 /// persistent kernel) and the shared NVVM/binary tail. `pBlock` is the
 /// headdim rows of a work item (0: the lowering's choice); `stateChain` is
-/// convert-ssd-fused-to-gpu's state-chain (chunk, lookback, auto or segment) and `mma` its
-/// mma (mma.sync or wgmma), `copy` its copy (auto, cp.async or tma),
-/// `profile` its profile (the chain items' phase clocks).
+/// convert-ssd-fused-to-gpu's state-chain (chunk, lookback, auto or segment)
+/// and `mma` its mma (mma.sync or wgmma), `copy` its copy (auto, cp.async or
+/// tma), `profile` its profile (the chain items' phase clocks), `cluster` its
+/// cluster (blocks of a thread block cluster, 1 or 2).
 void buildGPUFusedPipeline(mlir::OpPassManager &pm,
                            const GPUPipelineOptions &options,
                            int64_t pBlock = 0,
                            llvm::StringRef stateChain = "auto",
                            llvm::StringRef mma = "mma.sync",
-                           llvm::StringRef copy = "auto",
-                           bool profile = false);
+                           llvm::StringRef copy = "auto", bool profile = false,
+                           int64_t cluster = 1);
 
 /// Registers `ssd-gpu-fused-pipeline` with the pass registry.
 void registerGPUFusedPipeline();

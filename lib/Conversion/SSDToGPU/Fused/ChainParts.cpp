@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "ChainParts.h"
 #include "../AsyncCopy.h"
+#include "../Cluster.h"
 #include "../ScanTile.h"
 #include "../TmaCopy.h"
 #include "Profile.h"
@@ -102,27 +103,52 @@ void addTmaParams(FusedBuild &f, KernelInfo &info) {
 
 void initTmaBarriers(FusedBuild &f) {
   Emitter &e = f.e;
-  f.tmaBarriers = f.k.sharedBuffer({2}, e.b.getI64Type());
+  bool pairs = f.config.clustered();
+  int64_t count = pairs ? kRowsFreeBarrier + 1 : 2;
+  f.tmaBarriers = f.k.sharedBuffer({count}, e.b.getI64Type());
   e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
-    for (int64_t i = 0; i < 2; ++i)
-      initTmaBarrier(e, elementPointer(e, f.tmaBarriers, {e.idx(i)}, 3));
+    for (int64_t i = 0; i < count; ++i)
+      initTmaBarrier(e, elementPointer(e, f.tmaBarriers, {e.idx(i)}, 3),
+                     i == kRowsFreeBarrier ? f.config.cluster : 1);
+    if (pairs)
+      fenceBarrierInit(e);
   });
-  e.barrier();
+  // The peer's multicasts complete on this block's barriers.
+  if (pairs)
+    clusterBarrier(e);
+  else
+    e.barrier();
 }
 
 namespace {
 /// Thread 0 copies rows [start, start + Q) of `tensor` at (row, *, slice,
 /// panel columns from col0) into `dst`, [panels][Q][64], on mbarrier `bar`.
+/// Rows the cluster's pair of items shares (`pairShares`, B and C) are
+/// split: the block of rank r copies panels r, r + 2, ... into both blocks.
 void copyPanelsTma(FusedBuild &f, const ChainItem &it, StringRef tensor,
-                   Value dst, Value slice, Value col0, Value bar) {
+                   Value dst, Value slice, Value col0, Value bar,
+                   bool pairShares = false) {
   Emitter &e = f.e;
   int64_t panels = cast<MemRefType>(dst.getType()).getDimSize(0);
-  for (int64_t panel = 0; panel < panels; ++panel)
-    copyTmaBox(e, f.arg(tmaArgName(tensor)),
-               elementPointer(e, dst, {e.idx(panel), e.idx(0), e.idx(0)}, 3),
-               bar,
-               {e.add(col0, e.idx(panel * kSwizzlePanel)), slice,
-                it.place.range.start, it.row});
+  bool multicast = pairShares && f.config.clustered();
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    auto copy = [&] {
+      Value mask;
+      if (multicast)
+        mask = arith::ConstantIntOp::create(
+            e.b, (int64_t{1} << f.config.cluster) - 1, 16);
+      copyTmaBox(e, f.arg(tmaArgName(tensor)),
+                 elementPointer(e, dst, {e.idx(panel), e.idx(0), e.idx(0)}, 3),
+                 bar,
+                 {e.add(col0, e.idx(panel * kSwizzlePanel)), slice,
+                  it.place.range.start, it.row},
+                 mask);
+    };
+    if (multicast)
+      e.ifThen(e.eq(f.clusterRank, e.idx(panel % f.config.cluster)), copy);
+    else
+      copy();
+  }
 }
 
 int64_t panelBytes(FusedBuild &f) {
@@ -132,6 +158,17 @@ int64_t panelBytes(FusedBuild &f) {
 
 Value tmaBarrier(FusedBuild &f, int64_t i) {
   return elementPointer(f.e, f.tmaBarriers, {f.e.idx(i)}, 3);
+}
+
+/// Thread 0, in clusters: this block has read its B rows (a barrier
+/// precedes); tells every block of the cluster so, and waits until every
+/// block has, before C's panels overwrite B's in all of them.
+void awaitPairRowsFree(FusedBuild &f) {
+  Emitter &e = f.e;
+  Value bar = tmaBarrier(f, kRowsFreeBarrier);
+  for (int64_t rank = 0; rank < f.config.cluster; ++rank)
+    arriveOnClusterBarrier(e, peerPointer(e, bar, e.idx(rank)));
+  waitTmaBarrier(e, bar, f.tmaParity);
 }
 
 /// TMA: x's and B's panels on barrier 0 (one arrival, their bytes).
@@ -155,13 +192,15 @@ void copyChunkXBTma(FusedBuild &f, ChainItem &it) {
   it.sX = view(0, xPanels);
   it.sBC = view(xBytes, bPanels);
   it.swizzled = true;
-  // The previous item's reads of these rows are behind the ticket's barrier.
+  // The previous item's reads of these rows (in clusters, the peer's too)
+  // are behind the ticket's barrier.
   e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
     fenceSharedForAsyncProxy(e);
     Value bar = tmaBarrier(f, 0);
     expectTmaBytes(e, bar, (xPanels + bPanels) * panelBytes(f));
     copyPanelsTma(f, it, "x", it.sX, it.head, it.p0, bar);
-    copyPanelsTma(f, it, "B", it.sBC, it.group, e.idx(0), bar);
+    copyPanelsTma(f, it, "B", it.sBC, it.group, e.idx(0), bar,
+                  /*pairShares=*/true);
   });
 }
 } // namespace
@@ -188,10 +227,13 @@ void copyChunkC(FusedBuild &f, ChainItem &it) {
   e.barrier();
   if (it.swizzled) {
     e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+      if (f.config.clustered())
+        awaitPairRowsFree(f);
       fenceSharedForAsyncProxy(e); // the product's reads of B, then C's writes
       Value bar = tmaBarrier(f, 1);
       expectTmaBytes(e, bar, f.p.state / kSwizzlePanel * panelBytes(f));
-      copyPanelsTma(f, it, "C", it.sBC, it.group, e.idx(0), bar);
+      copyPanelsTma(f, it, "C", it.sBC, it.group, e.idx(0), bar,
+                    /*pairShares=*/true);
     });
     return;
   }

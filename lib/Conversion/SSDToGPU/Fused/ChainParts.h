@@ -53,8 +53,11 @@ Value decodeChainIndex(FusedBuild &f, Value index, ChainItem &it);
 /// The x, B and C parameters of the fused kernel's TMA descriptors: boxes
 /// of a chunk's rows by one 64-element panel.
 void addTmaParams(FusedBuild &f, KernelInfo &info);
+/// The mbarrier (of f.tmaBarriers, in clusters) on which every block of
+/// the cluster arrives once it has read its B rows.
+constexpr int64_t kRowsFreeBarrier = 2;
 /// Allocates the mbarriers (f.tmaBarriers) and initialises them; call once
-/// before the persistent loop.
+/// before the persistent loop (in clusters, with f.clusterRank set).
 void initTmaBarriers(FusedBuild &f);
 /// Allocates it.sX and it.sBC and issues the copies of the chunk's x rows
 /// and B rows (it.place set).

@@ -6,9 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FusedKernel.h"
+#include "../Cluster.h"
+#include "../TmaCopy.h"
 #include "ChainParts.h"
 #include "Sync.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
@@ -20,9 +24,14 @@ namespace fused {
 
 namespace {
 
-/// The ticket range of each item kind, in ticket order.
+/// The item range of each item kind, in ticket order. In clusters the
+/// blocks of a cluster take items in groups of KernelConfig::cluster (one
+/// ticket each), and each range is padded to a multiple of that, so that a
+/// group never straddles two kinds; the padding's items do nothing.
 struct TicketRanges {
   Value initEnd, cumsumEnd, bmmEnd, chainEnd, total;
+  /// Items of each kind (in clusters; the ranges' sizes elsewhere).
+  SmallVector<Value, 5> counts;
 };
 
 TicketRanges ticketRanges(FusedBuild &f) {
@@ -32,37 +41,68 @@ TicketRanges ticketRanges(FusedBuild &f) {
   Value stateItems = e.mul(f.batch, perRow);
   Value chunks = e.mul(f.batch, f.numChunks);
   TicketRanges t;
-  t.initEnd = stateItems;
-  t.cumsumEnd = e.add(t.initEnd, chunks);
-  t.bmmEnd = e.add(t.cumsumEnd, e.mul(chunks, e.idx(p.groups)));
-  t.chainEnd = e.add(t.bmmEnd, e.mul(e.mul(f.batch, f.chainSteps), perRow));
-  t.total = e.add(t.chainEnd, stateItems);
+  t.counts = {stateItems, chunks, e.mul(chunks, e.idx(p.groups)),
+              e.mul(e.mul(f.batch, f.chainSteps), perRow), stateItems};
+  int64_t cluster = f.config.cluster;
+  auto span = [&](int64_t kind) {
+    Value n = t.counts[kind];
+    if (cluster == 1)
+      return n;
+    return e.mul(e.div(e.add(n, e.idx(cluster - 1)), e.idx(cluster)),
+                 e.idx(cluster));
+  };
+  t.initEnd = span(0);
+  t.cumsumEnd = e.add(t.initEnd, span(1));
+  t.bmmEnd = e.add(t.cumsumEnd, span(2));
+  t.chainEnd = e.add(t.bmmEnd, span(3));
+  t.total = e.add(t.chainEnd, span(4));
   return t;
 }
 
-/// Runs the item of ticket `t`.
+/// Runs the item of index `t`.
 void dispatch(FusedBuild &f, const TicketRanges &r, Value t) {
   Emitter &e = f.e;
   struct Kind {
-    Value begin, end;
+    Value begin, end, count;
     void (*emit)(FusedBuild &, Value);
-  } kinds[] = {{e.idx(0), r.initEnd, emitInitItem},
-               {r.initEnd, r.cumsumEnd, emitCumsumItem},
-               {r.cumsumEnd, r.bmmEnd, emitBmmItem},
-               {r.bmmEnd, r.chainEnd,
+  } kinds[] = {{e.idx(0), r.initEnd, r.counts[0], emitInitItem},
+               {r.initEnd, r.cumsumEnd, r.counts[1], emitCumsumItem},
+               {r.cumsumEnd, r.bmmEnd, r.counts[2], emitBmmItem},
+               {r.bmmEnd, r.chainEnd, r.counts[3],
                 f.config.segmented() ? emitSegmentItem : emitChainItem},
-               {r.chainEnd, r.total, emitFinalItem}};
+               {r.chainEnd, r.total, r.counts[4], emitFinalItem}};
   // The kinds never run at once in a block (a ticket hand-off, with its
   // barriers, lies between two items), so they share the arena's bytes.
   for (const Kind &kind : kinds) {
     int64_t mark = f.k.sharedMark();
-    e.ifThen(e.andi(e.le(kind.begin, t), e.lt(t, kind.end)),
-             [&] { kind.emit(f, e.sub(t, kind.begin)); });
+    e.ifThen(e.andi(e.le(kind.begin, t), e.lt(t, kind.end)), [&] {
+      Value local = e.sub(t, kind.begin);
+      if (!f.config.clustered())
+        return kind.emit(f, local);
+      e.ifThen(e.lt(local, kind.count), [&] { kind.emit(f, local); });
+    });
     f.k.sharedRelease(mark);
   }
 }
 
-/// while ((t = ticket++) < total) dispatch(t);
+/// Thread 0 of the cluster's first block: the next ticket, written into
+/// slot `parity` of `slots` (i64) in every block of the cluster.
+void fetchClusterTicket(FusedBuild &f, Value slots, Value parity) {
+  Emitter &e = f.e;
+  ImplicitLocOpBuilder &b = e.b;
+  Value first =
+      e.andi(e.eq(f.clusterRank, e.idx(0)), e.eq(e.threadId(), e.idx(0)));
+  e.ifThen(first, [&] {
+    Value t = fetchTicket(e, counterPointer(e, f.arg("ticket"), e.idx(0)));
+    Value v = arith::IndexCastOp::create(b, b.getI64Type(), t);
+    Value slot = elementPointer(e, slots, {parity}, 3);
+    for (int64_t rank = 0; rank < f.config.cluster; ++rank)
+      LLVM::StoreOp::create(b, v, peerPointer(e, slot, e.idx(rank)));
+  });
+}
+
+/// while ((t = ticket++) < total) dispatch(t); in clusters,
+/// while ((t = ticket++) * cluster < total) dispatch(t * cluster + rank).
 void persistentLoop(FusedBuild &f) {
   Emitter &e = f.e;
   ImplicitLocOpBuilder &b = e.b;
@@ -70,12 +110,22 @@ void persistentLoop(FusedBuild &f) {
   Value slot = f.k.sharedBuffer({1}, b.getI64Type());
   f.broadcastSlot = slot;
   Value ticket = f.arg("ticket");
+  bool pairs = f.config.clustered();
+  // In clusters the ticket goes to every block through two slots used in
+  // turns: a block overwrites slot s only after the cluster barrier of the
+  // next ticket, which every thread reaches after reading slot s.
+  Value ticketSlots;
+  if (pairs)
+    ticketSlots = f.k.sharedBuffer({2}, b.getI64Type());
   // With TMA operands the loop carries the parity of the mbarriers' next
-  // phase: every chain item completes one phase of each.
+  // phase: every chain item completes one phase of each. In clusters it
+  // carries the ticket slot's index too.
   bool tma = static_cast<bool>(f.tmaBarriers);
   SmallVector<Value> carried;
   if (tma)
     carried.push_back(arith::ConstantIntOp::create(b, 0, 32));
+  if (pairs)
+    carried.push_back(e.idx(0));
   SmallVector<Type> carriedTypes(ValueRange(carried).getTypes());
   SmallVector<Location> carriedLocs(carried.size(), b.getLoc());
   SmallVector<Type> resultTypes = {b.getIndexType()};
@@ -86,12 +136,28 @@ void persistentLoop(FusedBuild &f) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(before);
-    Value t = broadcastFromThread0(e, slot, [&] {
-      return fetchTicket(e, counterPointer(e, ticket, e.idx(0)));
-    });
+    Value t, more;
+    if (pairs) {
+      Value parity = before->getArguments().back();
+      fetchClusterTicket(f, ticketSlots, parity);
+      // Only the warp that wrote the ticket releases: a release arrival
+      // costs each warp a device-wide memory barrier (its pending stores).
+      Value writer =
+          e.andi(e.eq(f.clusterRank, e.idx(0)), e.lt(e.threadId(), e.idx(32)));
+      e.ifThen(writer, [&] { clusterBarrier(e); });
+      e.ifThen(e.eq(writer, e.i1(false)),
+               [&] { clusterBarrier(e, /*release=*/false); });
+      t = e.toIndex(memref::LoadOp::create(b, ticketSlots, ValueRange{parity}));
+      more = e.lt(e.mul(t, f.config.cluster), ranges.total);
+    } else {
+      t = broadcastFromThread0(e, slot, [&] {
+        return fetchTicket(e, counterPointer(e, ticket, e.idx(0)));
+      });
+      more = e.lt(t, ranges.total);
+    }
     SmallVector<Value> passed = {t};
     llvm::append_range(passed, before->getArguments());
-    scf::ConditionOp::create(b, e.lt(t, ranges.total), passed);
+    scf::ConditionOp::create(b, more, passed);
   }
   SmallVector<Location> resultLocs(resultTypes.size(), b.getLoc());
   Block *after =
@@ -100,6 +166,8 @@ void persistentLoop(FusedBuild &f) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(after);
     Value t = after->getArgument(0);
+    if (pairs)
+      t = e.add(e.mul(t, f.config.cluster), f.clusterRank);
     SmallVector<Value> next;
     if (tma) {
       f.tmaParity = after->getArgument(1);
@@ -107,10 +175,15 @@ void persistentLoop(FusedBuild &f) {
       next.push_back(arith::XOrIOp::create(
           b, f.tmaParity, arith::ExtUIOp::create(b, b.getI32Type(), chain)));
     }
+    if (pairs)
+      next.push_back(e.sub(e.idx(1), after->getArguments().back()));
     dispatch(f, ranges, t);
     scf::YieldOp::create(b, next);
   }
   b.setInsertionPointAfter(loop);
+  // No block leaves while a peer may still write into its shared memory.
+  if (pairs)
+    clusterBarrier(e);
 }
 
 /// Chunks per segment, at run time: enough segment items for about four
@@ -161,6 +234,7 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
   info.when = when.str();
   info.grid = {"num_sms * " + std::to_string(config.blocksPerSM)};
   info.block = config.blockThreads;
+  info.cluster = config.cluster;
   addParams(info, p,
             {"x", "dt", "A", "B", "C", "D", "z", "dt_bias", "initial_states",
              "seq_idx", "cu_seqlens", "y", "final_states"},
@@ -195,6 +269,11 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
   else
     f.chainSteps = f.numChunks;
   chooseChainRows(f);
+  if (config.clustered()) {
+    k.func.setKnownClusterSizeAttr(
+        b.getDenseI32ArrayAttr({static_cast<int32_t>(config.cluster), 1, 1}));
+    f.clusterRank = clusterRank(e);
+  }
   if (config.tmaOperands()) {
     addTmaParams(f, info);
     initTmaBarriers(f);

@@ -71,6 +71,9 @@ struct FusedPlan {
   CopyInstr copy = CopyInstr::CpAsync;
   /// The chain items record their phase clocks (Profile.h).
   bool profile = false;
+  /// Blocks of a thread block cluster, as asked (cluster=); checked by
+  /// clusterUnsupported.
+  int64_t cluster = 1;
 };
 
 /// Tokens a segment holds at most (its chunk-state weights are staged in
@@ -115,11 +118,15 @@ struct FusedBuild {
   /// Batch rows whose chains run interleaved (decodeChainIndex).
   Value chainRows;
   Value segmentChunks; // chunks per segment (segmented plans)
-  /// With TMA operands (KernelConfig::tmaOperands): two mbarriers in shared
-  /// memory (memref<2xi64>), completing once per chain item, the first for
+  /// With TMA operands (KernelConfig::tmaOperands): mbarriers in shared
+  /// memory (memref<Nxi64>), completing once per chain item, the first for
   /// the chunk's x and B rows and the second for its C rows, and the parity
-  /// (i32) of the phase the current chain item waits for.
+  /// (i32) of the phase the current chain item waits for. In clusters a
+  /// third (kRowsFreeBarrier) completes once both blocks of the pair have
+  /// read their B rows, so that C's panels may overwrite them in both.
   Value tmaBarriers, tmaParity;
+  /// In clusters (KernelConfig::clustered): this block's rank (index).
+  Value clusterRank;
   /// The shared i64 the persistent loop broadcasts each ticket through
   /// (broadcastFromThread0); free between the ticket's broadcast and the
   /// item's end, so an item may broadcast its own values through it.

@@ -27,7 +27,7 @@ struct ConvertSSDFusedToGPUPass
     if (pBlock <= 0 || !llvm::isPowerOf2_64(static_cast<uint64_t>(pBlock))) {
       module.emitError() << "convert-ssd-fused-to-gpu: p-block must be a "
                             "positive power of two, got "
-                         << pBlock;
+                         << static_cast<int64_t>(pBlock);
       return signalPassFailure();
     }
     std::optional<fused::StateChain> chain = fused::parseStateChain(stateChain);
@@ -61,6 +61,18 @@ struct ConvertSSDFusedToGPUPass
                          << chip << "'";
       return signalPassFailure();
     }
+    if (cluster != 1 && cluster != 2) {
+      module.emitError() << "convert-ssd-fused-to-gpu: cluster must be 1 or "
+                            "2, got "
+                         << static_cast<int64_t>(cluster);
+      return signalPassFailure();
+    }
+    if (cluster == 2 && chip != "sm_90a") {
+      module.emitError() << "convert-ssd-fused-to-gpu: cluster=2 needs chip "
+                            "sm_90a, got '"
+                         << chip << "'";
+      return signalPassFailure();
+    }
     if (profile && stateChain == "segment") {
       module.emitError() << "convert-ssd-fused-to-gpu: profile records the "
                             "per-chunk chain items: it needs state-chain "
@@ -80,6 +92,12 @@ struct ConvertSSDFusedToGPUPass
     // at 16K and 128K tokens, outputs bitwise equal; bench/NOTES-fused-gpu.md).
     bool tma = copy == "tma" || (copy == "auto" && chip == "sm_90a");
     plan->copy = tma ? CopyInstr::Tma : CopyInstr::CpAsync;
+    plan->cluster = cluster;
+    std::string clusterProblem = fused::clusterUnsupported(*plan);
+    if (!clusterProblem.empty()) {
+      module.emitError() << "convert-ssd-fused-to-gpu: " << clusterProblem;
+      return signalPassFailure();
+    }
     fused::sizeStateSlots(*plan);
     if (fused::chooseKernelConfig(*plan).lookBack())
       fused::addLookBackWorkspaces(*plan);

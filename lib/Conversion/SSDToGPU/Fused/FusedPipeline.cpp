@@ -42,6 +42,12 @@ struct FusedPipelineCLOptions
       llvm::cl::desc("How the chain item's x, B and C rows reach shared "
                      "memory: auto (tma on sm_90a), cp.async or tma"),
       llvm::cl::init("auto")};
+  Option<int64_t> cluster{
+      *this, "cluster",
+      llvm::cl::desc("Blocks of a thread block cluster: 1 (none) or 2 "
+                     "(sm_90a, TMA rows: B and C panels multicast to both "
+                     "blocks of a pair of chain items)"),
+      llvm::cl::init(1)};
   Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("Record the clock at the phase boundaries of every "
@@ -55,7 +61,7 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
                                 const GPUPipelineOptions &options,
                                 int64_t pBlock, llvm::StringRef stateChain,
                                 llvm::StringRef mma, llvm::StringRef copy,
-                                bool profile) {
+                                bool profile, int64_t cluster) {
   pm.addPass(createSSDDecompose(SSDDecomposeOptions{options.chunkSize}));
   SSDFuseOptions fuse;
   fuse.pBlock = pBlock;
@@ -68,6 +74,7 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.mma = mma.str();
   convert.copy = copy.str();
   convert.profile = profile;
+  convert.cluster = cluster;
   pm.addPass(createConvertSSDFusedToGPU(convert));
   buildGPUKernelsToBinary(pm, options);
 }
@@ -78,8 +85,7 @@ void ssd::registerGPUFusedPipeline() {
       "Compile a function with ssd.combined (or the step ops) to a gpu.binary "
       "of ONE persistent kernel (ssd.fused) and the ssd.launch description",
       [](OpPassManager &pm, const FusedPipelineCLOptions &cl) {
-        ssd::buildGPUFusedPipeline(pm, cl.toOptions(), cl.pBlock,
-                                   cl.stateChain, cl.mma, cl.copy,
-                                   cl.profile);
+        ssd::buildGPUFusedPipeline(pm, cl.toOptions(), cl.pBlock, cl.stateChain,
+                                   cl.mma, cl.copy, cl.profile, cl.cluster);
       });
 }

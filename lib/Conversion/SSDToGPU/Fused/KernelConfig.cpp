@@ -168,6 +168,7 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.scanFromFragments = scanFromFragments(raw);
   c.productBufferBytes = bufferBytes(raw);
   c.profile = plan.profile;
+  c.cluster = plan.cluster;
   if (c.lookBack())
     c.lookBackPatience = kLookBackPatience;
   // Step c writes slot c + 1 after its turn, when step c - 1, the last
@@ -179,6 +180,32 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.stateRing =
       stateOnChip && !p.isVarlen() && turns ? kStateRingSlots : 0;
   return c;
+}
+
+std::string clusterUnsupported(const FusedPlan &plan) {
+  if (plan.cluster == 1)
+    return "";
+  if (plan.cluster != 2)
+    return "cluster must be 1 or 2, got " + std::to_string(plan.cluster);
+  KernelConfig c = chooseKernelConfig(plan);
+  if (c.segmented())
+    return "cluster=2 pairs per-chunk chain items: it needs state-chain "
+           "chunk, lookback or auto, got segment";
+  if (!c.tmaOperands())
+    return "cluster=2 shares B and C rows by TMA multicast: it needs TMA "
+           "rows (chip sm_90a, copy tma or auto, bf16/f16 operands, no "
+           "cu_seqlens, headdim rows and dstate in whole 64-element panels, "
+           "rows that fit the shared memory of two blocks per SM), and this "
+           "layer's chain item takes " +
+           std::string(c.operands == OperandPath::CpAsync ? "cp.async rows"
+                                                          : "registers");
+  int64_t perGroup = plan.p.heads / plan.p.groups * plan.pBlocks;
+  if (perGroup % 2 != 0)
+    return "cluster=2 pairs chain items of one group: heads per group x "
+           "p-blocks must be even, got " +
+           std::to_string(plan.p.heads / plan.p.groups) + " x " +
+           std::to_string(plan.pBlocks);
+  return "";
 }
 
 StringRef stateChainName(StateChain chain) {
@@ -219,6 +246,7 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
   NamedAttrList config;
   config.set("block", b.getI64IntegerAttr(blockThreads));
   config.set("blocks_per_sm", b.getI64IntegerAttr(blocksPerSM));
+  config.set("cluster", b.getI64IntegerAttr(cluster));
   config.set("p_block", b.getI64IntegerAttr(pBlock));
   config.set("state_chain", b.getStringAttr(stateChainName(chain)));
   config.set("mma", b.getStringAttr(mmaName()));

@@ -15,6 +15,7 @@
 #include "../TileMatmul.h"
 
 #include <optional>
+#include <string>
 
 namespace ssd {
 namespace gpu_lowering {
@@ -128,6 +129,13 @@ struct KernelConfig {
   int64_t lookBackPatience = 0;
   /// The chain items record their phase clocks (FusedPlan::profile).
   bool profile = false;
+  /// Blocks of a thread block cluster (1: no clusters). With 2, the blocks
+  /// of a cluster take work items in pairs (one ticket, items 2t and
+  /// 2t + 1), and a pair of chain items reads the same B and C rows (the
+  /// same batch row, chunk and group): each block copies half of their
+  /// panels into both blocks' shared memory (TMA multicast).
+  int64_t cluster = 1;
+  bool clustered() const { return cluster > 1; }
 
   /// x, B and C rows are copied whole into shared memory (TMA or cp.async).
   bool rawOperands() const { return operands != OperandPath::Registers; }
@@ -145,6 +153,10 @@ struct KernelConfig {
 /// Chooses the configuration of the plan's kernel (the pass options
 /// already applied to the plan).
 KernelConfig chooseKernelConfig(const FusedPlan &plan);
+
+/// Why the plan's kernel cannot run in clusters of FusedPlan::cluster
+/// blocks (a sentence naming what is missing), or empty where it can.
+std::string clusterUnsupported(const FusedPlan &plan);
 
 } // namespace fused
 } // namespace gpu_lowering

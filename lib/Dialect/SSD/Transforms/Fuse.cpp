@@ -152,7 +152,7 @@ struct FuseChain : OpRewritePattern<ChunkScanOp> {
     bool recordPBlock =
         pBlock > 0 && pBlock <= headDim && headDim % pBlock == 0;
     if (pBlock > 0 && !recordPBlock && emitRemarks)
-      scan.emitRemark() << "ssd-fuse: p-block " << pBlock
+      scan.emitRemark() << "ssd-fuse: p-block " << static_cast<int64_t>(pBlock)
                         << " does not divide headdim " << headDim
                         << "; not recorded";
     Type stateType = getElementTypeOrSelf(c.passing.getOut().getType());
