@@ -6,6 +6,8 @@
 #include "ssd/Support/FileBatch.h"
 
 #include "mlir/IR/Verifier.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -24,6 +26,21 @@ static CompileError usage(std::string message) { return {std::move(message), tru
 static CompileError compilerError(std::string message) {
   return {std::move(message), false};
 }
+
+namespace {
+/// Notes whether a conversion to the GPU refused the layer. Those passes
+/// fail only to refuse what they cannot lower (a size past a limit, an
+/// option the layer cannot take), which is the request's problem; a later
+/// pass's failure is the compiler's.
+struct LoweringRefusal : PassInstrumentation {
+  bool refused = false;
+  void runAfterPassFailed(Pass *pass, Operation *) override {
+    llvm::StringRef name = pass->getArgument();
+    refused = refused || name == "convert-ssd-fused-to-gpu" ||
+              name == "convert-ssd-to-gpu";
+  }
+};
+} // namespace
 
 static std::optional<CompileError> runPipeline(ModuleOp module,
                                                const CompileOptions &options) {
@@ -68,8 +85,12 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
         return failure();
       })))
     return compilerError(name.str() + ": " + optionError);
+  auto refusal = std::make_unique<LoweringRefusal>();
+  LoweringRefusal *watch = refusal.get();
+  pm.addInstrumentation(std::move(refusal));
   if (failed(pm.run(module)))
-    return compilerError("the GPU lowering failed");
+    return watch->refused ? usage("the GPU lowering cannot take this layer")
+                          : compilerError("the GPU lowering failed");
   return std::nullopt;
 }
 

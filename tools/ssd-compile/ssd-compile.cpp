@@ -53,7 +53,8 @@ kernels.cubin and manifest.json. The input is a module with one function
 computing ssd.combined, or a layer configuration (batch and sequence length
 stay dynamic).
 
-Exit status: 0 success, 2 bad flags or input, 3 compilation failure.
+Exit status: 0 success, 2 bad flags or input (a layer or an option the GPU
+lowering cannot take included), 3 compilation failure.
 )";
 
 cl::OptionCategory category("ssd-compile options");
