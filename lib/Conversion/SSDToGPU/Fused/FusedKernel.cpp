@@ -85,20 +85,27 @@ void dispatch(FusedBuild &f, const TicketRanges &r, Value t) {
   }
 }
 
-/// Thread 0 of the cluster's first block: the next ticket, written into
-/// slot `parity` of `slots` (i64) in every block of the cluster.
-void fetchClusterTicket(FusedBuild &f, Value slots, Value parity) {
+/// The cluster's next ticket, known to every thread of its blocks: thread 0
+/// of the first block takes it and stores it into slot `parity` of `slots`
+/// (i64) in every block, then the cluster meets.
+Value takeClusterTicket(FusedBuild &f, Value slots, Value parity) {
   Emitter &e = f.e;
   ImplicitLocOpBuilder &b = e.b;
-  Value first =
-      e.andi(e.eq(f.clusterRank, e.idx(0)), e.eq(e.threadId(), e.idx(0)));
-  e.ifThen(first, [&] {
+  Value firstBlock = e.eq(f.clusterRank, e.idx(0));
+  e.ifThen(e.andi(firstBlock, e.eq(e.threadId(), e.idx(0))), [&] {
     Value t = fetchTicket(e, counterPointer(e, f.arg("ticket"), e.idx(0)));
     Value v = arith::IndexCastOp::create(b, b.getI64Type(), t);
     Value slot = elementPointer(e, slots, {parity}, 3);
     for (int64_t rank = 0; rank < f.config.cluster; ++rank)
       LLVM::StoreOp::create(b, v, peerPointer(e, slot, e.idx(rank)));
   });
+  // Only the warp that wrote the ticket releases: a release arrival costs
+  // each warp a device-wide memory barrier (its pending stores).
+  Value writer = e.andi(firstBlock, e.lt(e.threadId(), e.idx(32)));
+  e.ifThen(writer, [&] { clusterBarrier(e); });
+  e.ifThen(e.eq(writer, e.i1(false)),
+           [&] { clusterBarrier(e, /*release=*/false); });
+  return e.toIndex(memref::LoadOp::create(b, slots, ValueRange{parity}));
 }
 
 /// while ((t = ticket++) < total) dispatch(t); in clusters,
@@ -138,16 +145,7 @@ void persistentLoop(FusedBuild &f) {
     b.setInsertionPointToEnd(before);
     Value t, more;
     if (pairs) {
-      Value parity = before->getArguments().back();
-      fetchClusterTicket(f, ticketSlots, parity);
-      // Only the warp that wrote the ticket releases: a release arrival
-      // costs each warp a device-wide memory barrier (its pending stores).
-      Value writer =
-          e.andi(e.eq(f.clusterRank, e.idx(0)), e.lt(e.threadId(), e.idx(32)));
-      e.ifThen(writer, [&] { clusterBarrier(e); });
-      e.ifThen(e.eq(writer, e.i1(false)),
-               [&] { clusterBarrier(e, /*release=*/false); });
-      t = e.toIndex(memref::LoadOp::create(b, ticketSlots, ValueRange{parity}));
+      t = takeClusterTicket(f, ticketSlots, before->getArguments().back());
       more = e.lt(e.mul(t, f.config.cluster), ranges.total);
     } else {
       t = broadcastFromThread0(e, slot, [&] {

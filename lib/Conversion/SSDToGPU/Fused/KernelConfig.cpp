@@ -183,10 +183,10 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
 }
 
 std::string clusterUnsupported(const FusedPlan &plan) {
+  assert((plan.cluster == 1 || plan.cluster == 2) &&
+         "the pass checks the option's value");
   if (plan.cluster == 1)
     return "";
-  if (plan.cluster != 2)
-    return "cluster must be 1 or 2, got " + std::to_string(plan.cluster);
   KernelConfig c = chooseKernelConfig(plan);
   if (c.segmented())
     return "cluster=2 pairs per-chunk chain items: it needs state-chain "

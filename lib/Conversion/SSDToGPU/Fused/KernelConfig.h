@@ -155,7 +155,8 @@ struct KernelConfig {
 KernelConfig chooseKernelConfig(const FusedPlan &plan);
 
 /// Why the plan's kernel cannot run in clusters of FusedPlan::cluster
-/// blocks (a sentence naming what is missing), or empty where it can.
+/// blocks (1 or 2; a sentence naming what is missing), or empty where it
+/// can.
 std::string clusterUnsupported(const FusedPlan &plan);
 
 } // namespace fused
