@@ -1,6 +1,7 @@
 //===- Emit.cpp - scalar building blocks of the SSD GPU kernels -----------===//
 #include "Emit.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -135,6 +136,11 @@ Value Emitter::threadId() { return gpu::ThreadIdOp::create(b, gpu::Dimension::x)
 Value Emitter::blockId(gpu::Dimension d) { return gpu::BlockIdOp::create(b, d); }
 Value Emitter::laneId() { return rem(threadId(), idx(32)); }
 void Emitter::barrier() { gpu::BarrierOp::create(b); }
+Value Emitter::warpAll(Value pred) {
+  Value everyLane = arith::ConstantIntOp::create(b, -1, 32);
+  return NVVM::VoteSyncOp::create(b, b.getI1Type(), everyLane, pred,
+                                  NVVM::VoteSyncKind::all);
+}
 
 SmallVector<Value> Emitter::forLoop(Value lb, Value ub, Value step,
                                     ValueRange init, LoopBody body) {

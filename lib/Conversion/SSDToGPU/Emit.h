@@ -95,6 +95,9 @@ public:
   Value blockId(mlir::gpu::Dimension d);
   Value laneId();
   void barrier();
+  /// Whether `pred` (i1) holds in every lane of the warp (vote.sync.all;
+  /// all 32 lanes must reach it together).
+  Value warpAll(Value pred);
 
   // Control flow. `body` gets the induction variable and iteration
   // arguments and returns the values to yield.

@@ -3,6 +3,7 @@
 #include "KernelCommon.h"
 #include "TmaCopy.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -18,23 +19,29 @@ Value absoluteColumn(Emitter &e, const ScanTile &s, Value col) {
 }
 } // namespace
 
-/// exp(x) as ex2.approx of x log2(e) (math.exp with `afn`: libdevice's
-/// __nv_fast_expf, two instructions instead of about eight). Its error,
-/// at most 2 + 1.16 |x| ulp (below 4e-6 relative for |x| < 50, where the
+/// exp(x) as ex2.approx.ftz of x log2(e): two instructions. Its error, at
+/// most 2 + 1.16 |x| ulp (below 4e-6 relative for |x| < 50, where the
 /// weights that follow are not already below 2e-22), is a thousandth of
-/// the bf16 / f16 rounding that every use of it below applies next.
+/// the bf16 / f16 rounding that every use of it below applies next; the
+/// flush to zero changes only results below 2^-126, which that rounding
+/// makes zero or subnormal (f16: zero) anyway, and saves the range test
+/// and the two scalings of the non-flushing form.
 static Value expRoundedTo16Bits(Emitter &e, Value x) {
-  return math::ExpOp::create(
-      e.b, x,
-      arith::FastMathFlagsAttr::get(e.b.getContext(),
-                                    arith::FastMathFlags::afn));
+  Value scaled = e.mulf(x, e.f32(1.4426950408889634)); // log2(e)
+  auto op = LLVM::InlineAsmOp::create(
+      e.b, e.b.getF32Type(), ValueRange{scaled}, "ex2.approx.ftz.f32 $0, $1;",
+      "=f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+  return op->getResult(0);
 }
 
 /// CB[i,j] exp(dA_i - dA_j) dt_j on j <= i for the consecutive j.. of `raw`
 /// (CB's row i = i0 + row): one exp per element (a factored
-/// exp(dA_i) exp(-dA_j) can overflow). The staged and the register
-/// weights share it, so they round alike; both feed the tensor cores,
-/// which take the weights in 16 bits, so the exp is the fast one.
+/// exp(dA_i) exp(-dA_j) can overflow; causalBlockFactors factors it only
+/// within a chunk that decays, and only below a 16-row block). The staged and
+/// the register weights share it, so they round alike; both feed the tensor
+/// cores, which take the weights in 16 bits, so the exp is the fast one.
 static Value weightsOfCB(Emitter &e, const SSDProblem &p, const ScanTile &s,
                          Value raw, Value j, Value row) {
   int64_t width = cast<VectorType>(raw.getType()).getNumElements();
@@ -131,6 +138,68 @@ std::function<Value(Value, Value)> weightPairs(Emitter &e,
     Value raw = e.loadVector(cb, {s.batch, s.c, s.group, iq, j}, 2);
     return weightsOfCB(e, p, s, raw, j, row);
   };
+}
+
+Value decaysNonIncreasing(Emitter &e, const SSDProblem &p, const KernelFunc &k,
+                          const ScanTile &s) {
+  // dA is the cumsum of A dt over the chunk: A dt <= 0 for every token in
+  // range keeps it non-increasing, up to the cumsum's rounding.
+  Value a = e.loadF32(k.arg("A"), {s.head});
+  Value lane = e.laneId(), all = e.i1(true);
+  for (int64_t t0 = 0; t0 < p.chunk; t0 += 32) {
+    Value t = e.add(lane, e.idx(t0));
+    Value tq = e.min(t, e.idx(p.chunk - 1));
+    Value decays =
+        arith::CmpFOp::create(e.b, arith::CmpFPredicate::OLE,
+                              e.mulf(a, e.load(s.sDt, {tq})), e.f32(0.0));
+    all = e.andi(all, e.ori(e.le(s.r.len, t), decays));
+  }
+  return e.warpAll(all);
+}
+
+/// The chunk row of row `row`'s 16-row block start.
+static Value blockStart(Emitter &e, const SSDProblem &p, const ScanTile &s,
+                        Value row) {
+  Value b = e.add(s.i0, e.mul(e.div(row, e.idx(16)), 16));
+  return e.min(b, e.idx(p.chunk - 1));
+}
+
+Value stateDecayRow(Emitter &e, const SSDProblem &p, const ScanTile &s,
+                    Value row) {
+  Value i = e.min(e.add(s.i0, row), e.idx(p.chunk - 1));
+  if (!s.blockFactored)
+    return i;
+  return e.select(s.blockFactored, blockStart(e, p, s, row), i);
+}
+
+TileOperand::BlockFactors causalBlockFactors(Emitter &e, const SSDProblem &p,
+                                             const KernelFunc &k,
+                                             const ScanTile &s) {
+  assert(s.blockFactored && "the tile's factored form is enabled at run time");
+  Value cb = k.arg("CB");
+  TileOperand::BlockFactors f;
+  f.enabled = s.blockFactored;
+  f.raw = [&e, &p, &s, cb](Value j, Value row) {
+    Value iq = e.min(e.add(s.i0, row), e.idx(p.chunk - 1));
+    return e.toF32Vector(e.loadVector(cb, {s.batch, s.c, s.group, iq, j}, 2));
+  };
+  // exp(dA_b - dA_j) dt_j: at most dt_j below the block (j < b).
+  f.column = [&e, &p, &s](Value j, Value b) {
+    Value dAb = e.load(s.sDA, {e.min(b, e.idx(p.chunk - 1))});
+    Value dAj = e.loadVector(s.sDA, {j}, 2);
+    Value dtj = e.loadVector(s.sDt, {j}, 2);
+    return e.mapF32(dAj, [&](Value at, int64_t t) {
+      Value dt = vector::ExtractOp::create(e.b, dtj, ArrayRef<int64_t>{t});
+      return e.mulf(expRoundedTo16Bits(e, e.subf(dAb, at)), dt);
+    });
+  };
+  // exp(dA_i - dA_b), on the f32 accumulators: the accurate exp.
+  f.row = [&e, &p, &s](Value row) {
+    Value i = e.min(e.add(s.i0, row), e.idx(p.chunk - 1));
+    return e.decay(
+        e.subf(e.load(s.sDA, {i}), e.load(s.sDA, {blockStart(e, p, s, row)})));
+  };
+  return f;
 }
 
 /// z * sigmoid(z) = z / (1 + exp(-z)).

@@ -42,7 +42,33 @@ struct ScanTile {
   /// which may alias D, so the compiler reloads it per element and every
   /// FMA waits for a load. Null: loaded per element.
   Value dHead;
+  /// i1, the same in every lane of a warp: the causal weights take their
+  /// 16-row block factors (causalBlockFactors). Null: never.
+  Value blockFactored;
 };
+
+/// Whether A dt <= 0 at every token of the chunk, so that its dA never
+/// increases and exp(dA_i - dA_j) = exp(dA_i - dA_b) exp(dA_b - dA_j) for
+/// j <= b <= i is two factors of at most one (rounding aside): neither
+/// overflows, and one flushed to zero leaves the product below 2^-126.
+/// A growth (A dt > 0) keeps one exponential per weight. The warp's vote
+/// (vote.sync: every lane of it must call this together); reads s.sDt.
+Value decaysNonIncreasing(Emitter &e, const SSDProblem &p, const KernelFunc &k,
+                          const ScanTile &s);
+
+/// The chunk row whose exp(dA) scales the state term of tile row `row`:
+/// the row itself, or where s.blockFactored holds the first row of its
+/// 16-row block (the weights' product multiplies in the rest).
+Value stateDecayRow(Emitter &e, const SSDProblem &p, const ScanTile &s,
+                    Value row);
+
+/// The causal weights' block factors (TileOperand::BlockFactors):
+/// CB[i, j] exp(dA_i - dA_j) dt_j = exp(dA_i - dA_b) * CB[i, j] *
+/// exp(dA_b - dA_j) dt_j, b the first row of row i's 16-row block, enabled
+/// by s.blockFactored.
+TileOperand::BlockFactors causalBlockFactors(Emitter &e, const SSDProblem &p,
+                                             const KernelFunc &k,
+                                             const ScanTile &s);
 
 /// s.dHead where the layer has a per-head D.
 void loadHeadD(Emitter &e, const SSDProblem &p, const KernelFunc &k,

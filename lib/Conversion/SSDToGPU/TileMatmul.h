@@ -34,6 +34,7 @@
 #include "Kernels.h"
 
 #include <functional>
+#include <optional>
 
 namespace ssd {
 namespace gpu_lowering {
@@ -90,6 +91,30 @@ struct TileOperand {
   /// Optional with fragmentPair: A(k, row) is zero for k > row + diagonal,
   /// so a warp skips the k16 steps past its last row's diagonal.
   Value diagonal;
+
+  /// A causal A that factors across 16-row blocks: for k below the first
+  /// row of the block holding `row` (k + 16 <= b, b = 16 floor(row / 16) +
+  /// diagonal, both in k's terms),
+  ///   A(k, row) = row(row) * raw(k, row) * column(k, b),
+  /// so that a k16 step wholly below a warp's rows needs no per-element
+  /// transform (the causal weights' exponentials become one per column).
+  struct BlockFactors {
+    /// i1, the same in every lane of a warp: whether the factored form
+    /// holds (else every step takes fragmentPair).
+    Value enabled;
+    /// Elements (k, row), (k + 1, row) as vector<2xf32>, k even.
+    std::function<Value(Value k, Value row)> raw;
+    /// The factor of columns k, k + 1 in block b, vector<2xf32>.
+    std::function<Value(Value k, Value b)> column;
+    /// The factor of `row`, f32.
+    std::function<Value(Value row)> row;
+  };
+  /// Optional with fragmentPair and diagonal (mma.sync, one m16 fragment
+  /// per warp): where `enabled` holds, the product multiplies the
+  /// accumulators by row(row) once, after the steps below the block and
+  /// before its diagonal step, so the incoming accumulators must already
+  /// be divided by row(row) (TileMatmulRegisterA.cpp).
+  std::optional<BlockFactors> blockFactors;
 };
 
 /// Row padding (elements) of a resident operand: keeps ldmatrix rows on
@@ -226,6 +251,27 @@ private:
   /// kAbs.., computed by a.fragmentPair (TileMatmulRegisterA.cpp).
   Value computeFragmentA(const TileOperand &a, Value m0, Value kAbs,
                          Value kEnd);
+  /// As computeFragmentA for a k16 step wholly below block `b` (absolute),
+  /// from a.blockFactors' raw and column (the row factor left out).
+  Value blockFactoredFragmentA(const TileOperand &a, Value m0, Value kAbs,
+                               Value b);
+  /// acc += A B^T for a register A with blockFactors beside a resident B
+  /// (at `bAt`): the steps below each warp's block factored, the row
+  /// factors, then the diagonal step (TileMatmulRegisterA.cpp).
+  llvm::SmallVector<Value> accumulateBlockFactored(ValueRange acc, Value kBegin,
+                                                   Value kEnd,
+                                                   const TileOperand &a,
+                                                   Value viewB, bool bTrans,
+                                                   SliceAt bAt);
+  /// A loader of this warp's B fragments of one k16 step at k `bK` of a
+  /// view read by ldmatrix (`bAt` gives its stage and row offset).
+  std::function<llvm::SmallVector<Value>(Value bK)>
+  fragmentsB(Value viewB, bool bTrans, SliceAt bAt);
+  /// acc plus the products of this warp's A and B fragments of one k16
+  /// step.
+  llvm::SmallVector<Value> mmaFragments(ValueRange acc,
+                                        llvm::ArrayRef<Value> aFrags,
+                                        llvm::ArrayRef<Value> bFrags);
   /// `frag` (read at k kAbs..) scaled along k by a.kScalePair.
   Value scaleFragmentA(const TileOperand &a, Value frag, Value kAbs);
   /// acc += A B^T with wgmma in place: the whole K extent of B's buffer,

@@ -221,6 +221,74 @@ void TileMatmul::storeSlice(const TileOperand &op, Value view, int64_t rows,
   }
 }
 
+std::function<SmallVector<Value>(Value)>
+TileMatmul::fragmentsB(Value viewB, bool bTrans, SliceAt bAt) {
+  Value lane = e.laneId();
+  Value warp = e.div(e.threadId(), e.idx(32));
+  Value wn = e.div(warp, e.idx(warpsM));
+  Value nBase = e.add(e.mul(wn, fragsN * 8), bAt.row0);
+  Value l8 = e.rem(lane, e.idx(8)), l16 = e.rem(lane, e.idx(16));
+  Value hi8 = e.mul(e.div(lane, e.idx(16)), 8); // (lane/16)*8
+  Value mid8 =
+      e.mul(e.rem(e.div(lane, e.idx(8)), e.idx(2)), 8); // ((lane/8)%2)*8
+  return [=, this](Value bK) {
+    auto fourType = VectorType::get({4, 2}, mmaType);
+    auto bType = VectorType::get({2, 2}, mmaType);
+    bool pairB = fragsN % 2 == 0;
+    // [stage, buffer row, column] -> the indices of the operand's layout.
+    auto placed = [&](SmallVector<Value> idx) {
+      return bAt.swizzled ? swizzled128At(e, idx[1], idx[2]) : idx;
+    };
+    SmallVector<Value> bFrags;
+    for (int64_t j = 0; j < fragsN; j += pairB ? 2 : 1) {
+      Value n0 = e.add(nBase, e.idx(8 * j));
+      if (pairB) {
+        SmallVector<Value> at =
+            bTrans
+                ? SmallVector<Value>{bAt.stage, e.add(l16, bK), e.add(n0, hi8)}
+                : SmallVector<Value>{bAt.stage, e.add(e.add(n0, hi8), l8),
+                                     e.add(mid8, bK)};
+        Value four = nvgpu::LdMatrixOp::create(e.b, fourType, viewB, placed(at),
+                                               bTrans, 4);
+        // Rows 2h, 2h + 1 are fragment j + h (row moves only: they lower
+        // to register copies of the ldmatrix result).
+        Value undef = arith::ConstantOp::create(
+            e.b, bType,
+            DenseElementsAttr::get(bType, e.b.getZeroAttr(mmaType)));
+        for (int64_t h = 0; h < 2; ++h) {
+          Value frag = undef;
+          for (int64_t r = 0; r < 2; ++r) {
+            Value row = vector::ExtractOp::create(e.b, four,
+                                                  ArrayRef<int64_t>{2 * h + r});
+            frag =
+                vector::InsertOp::create(e.b, row, frag, ArrayRef<int64_t>{r});
+          }
+          bFrags.push_back(frag);
+        }
+      } else {
+        SmallVector<Value> at =
+            bTrans
+                ? SmallVector<Value>{bAt.stage, e.add(l16, bK), n0}
+                : SmallVector<Value>{bAt.stage, e.add(n0, l8), e.add(mid8, bK)};
+        bFrags.push_back(nvgpu::LdMatrixOp::create(e.b, bType, viewB,
+                                                   placed(at), bTrans, 2));
+      }
+    }
+    return bFrags;
+  };
+}
+
+SmallVector<Value> TileMatmul::mmaFragments(ValueRange acc,
+                                            ArrayRef<Value> aFrags,
+                                            ArrayRef<Value> bFrags) {
+  SmallVector<Value> out(acc.begin(), acc.end());
+  for (int64_t i = 0; i < fragsM; ++i)
+    for (int64_t j = 0; j < fragsN; ++j)
+      out[i * fragsN + j] =
+          mmaSync(e, aFrags[i], bFrags[j], out[i * fragsN + j]);
+  return out;
+}
+
 /// One tileK slice of stage `stage` on the tensor cores. A row-contiguous
 /// operand sits k-major in shared memory and is read with ldmatrix.trans,
 /// which yields the same fragments. B is read at stage `bStage`, k offset
@@ -230,26 +298,20 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
                                              bool aTrans, SliceAt aAt,
                                              Value viewB, bool bTrans,
                                              SliceAt bAt, Value kEnd) {
-  Value stage = aAt.stage, aK0 = aAt.k0, bStage = bAt.stage, bK0 = bAt.k0;
+  Value stage = aAt.stage, aK0 = aAt.k0, bK0 = bAt.k0;
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
-  Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
+  Value wm = e.rem(warp, e.idx(warpsM));
   Value mBase = e.add(e.mul(wm, fragsM * 16), aAt.row0);
-  Value nBase = e.add(e.mul(wn, fragsN * 8), bAt.row0);
-  Value l8 = e.rem(lane, e.idx(8)), l16 = e.rem(lane, e.idx(16));
+  Value l16 = e.rem(lane, e.idx(16)), l8 = e.rem(lane, e.idx(8));
   Value hi8 = e.mul(e.div(lane, e.idx(16)), 8);            // (lane/16)*8
   Value mid8 = e.mul(e.rem(e.div(lane, e.idx(8)), e.idx(2)), 8); // ((lane/8)%2)*8
   auto aType = VectorType::get({4, 2}, mmaType);
-  auto bType = VectorType::get({2, 2}, mmaType);
-  bool pairB = fragsN % 2 == 0;
-  // [stage, buffer row, column] -> the indices of the operand's layout.
-  auto placed = [&](const SliceAt &at, SmallVector<Value> idx) {
-    return at.swizzled ? swizzled128At(e, idx[1], idx[2]) : idx;
-  };
+  auto loadB = fragmentsB(viewB, bTrans, bAt);
   SmallVector<Value> next(acc.begin(), acc.end());
   // One k16 step of this warp's fragments.
   auto kStep = [&](int64_t ks, ValueRange cur) -> SmallVector<Value> {
-    SmallVector<Value> aFrags, bFrags, out(cur.begin(), cur.end());
+    SmallVector<Value> aFrags;
     Value kAbs = e.add(aK0, e.idx(ks));
     for (int64_t i = 0; i < fragsM; ++i) {
       Value m0 = e.add(mBase, e.idx(16 * i));
@@ -263,51 +325,12 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
                                       e.add(m0, mid8)}
                  : SmallVector<Value>{stage, e.add(m0, l16),
                                       e.add(hi8, e.add(aK0, e.idx(ks)))};
-      Value frag = nvgpu::LdMatrixOp::create(e.b, aType, viewA,
-                                             placed(aAt, at), aTrans, 4);
+      if (aAt.swizzled)
+        at = swizzled128At(e, at[1], at[2]);
+      Value frag = nvgpu::LdMatrixOp::create(e.b, aType, viewA, at, aTrans, 4);
       aFrags.push_back(a.kScalePair ? scaleFragmentA(a, frag, kAbs) : frag);
     }
-    for (int64_t j = 0; j < fragsN; j += pairB ? 2 : 1) {
-      Value n0 = e.add(nBase, e.idx(8 * j));
-      if (pairB) {
-        SmallVector<Value> at =
-            bTrans ? SmallVector<Value>{bStage, e.add(l16, e.add(bK0, e.idx(ks))),
-                                        e.add(n0, hi8)}
-                   : SmallVector<Value>{bStage, e.add(e.add(n0, hi8), l8),
-                                        e.add(mid8, e.add(bK0, e.idx(ks)))};
-        Value four = nvgpu::LdMatrixOp::create(e.b, aType, viewB,
-                                               placed(bAt, at), bTrans, 4);
-        // Rows 2h, 2h + 1 are fragment j + h (row moves only: they lower
-        // to register copies of the ldmatrix result).
-        Value undef = arith::ConstantOp::create(
-            e.b, bType,
-            DenseElementsAttr::get(bType, e.b.getZeroAttr(mmaType)));
-        for (int64_t h = 0; h < 2; ++h) {
-          Value frag = undef;
-          for (int64_t r = 0; r < 2; ++r) {
-            Value row = vector::ExtractOp::create(e.b, four,
-                                                  ArrayRef<int64_t>{2 * h + r});
-            frag = vector::InsertOp::create(e.b, row, frag,
-                                            ArrayRef<int64_t>{r});
-          }
-          bFrags.push_back(frag);
-        }
-      } else {
-        SmallVector<Value> at =
-            bTrans ? SmallVector<Value>{bStage, e.add(l16, e.add(bK0, e.idx(ks))),
-                                        n0}
-                   : SmallVector<Value>{bStage, e.add(n0, l8),
-                                        e.add(mid8, e.add(bK0, e.idx(ks)))};
-        bFrags.push_back(
-            nvgpu::LdMatrixOp::create(e.b, bType, viewB, placed(bAt, at),
-                                      bTrans, 2));
-      }
-    }
-    for (int64_t i = 0; i < fragsM; ++i)
-      for (int64_t j = 0; j < fragsN; ++j)
-        out[i * fragsN + j] =
-            mmaSync(e, aFrags[i], bFrags[j], out[i * fragsN + j]);
-    return out;
+    return mmaFragments(cur, aFrags, loadB(e.add(bK0, e.idx(ks))));
   };
   SmallVector<Type> accTypes(acc.getTypes());
   for (int64_t ks = 0; ks < tileK; ks += 16) {
@@ -330,6 +353,9 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
                                                 Value kEnd,
                                                 const TileOperand &a,
                                                 const TileOperand &b) {
+  assert((!a.blockFactors || (a.fragmentPair && a.diagonal && !wgmma &&
+                              !wgmmaInPlace && fragsM == 1 && b.resident)) &&
+         "block factors: mma.sync, one m16 fragment per warp, B resident");
   if (wgmmaInPlace)
     return accumulateWgmmaInPlace(acc, kBegin, kEnd, a, b);
   // A made in registers is staged no more than a resident A.
@@ -365,6 +391,10 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
   };
   SmallVector<Type> accTypes(acc.getTypes());
   size_t numAcc = acc.size();
+  if (a.blockFactors)
+    return accumulateBlockFactored(
+        acc, kBegin, kEnd, a, viewB, !b.kContiguous,
+        SliceAt{zeroIdx, zeroIdx, bRow0, b.residentSwizzled});
   // Both operands in place: nothing to stage, no barrier between slices.
   if (residentA && residentB)
     return e.forLoop(kBegin, kEnd, e.idx(tileK), acc,

@@ -17,12 +17,26 @@
 // RAW: nvvm.cp.async.shared.global
 // RAW: nvvm.cp.async.wait.group 0
 // The scan's weights: register fragments computed from pairs of CB (each
-// warp owns whole rows of the chunk), each k16 step of a warp under its
-// diagonal test.
-// RAW: scf.if {{.*}} -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// warp owns whole rows of the chunk). Where the warps' vote finds that the
+// chunk only decays (A dt <= 0), the k16 steps below a warp's 16-row block
+// take CB times one factor per column (4 exponentials a step instead of
+// 8), then the accumulators their rows' factors (the accurate exp), and
+// the diagonal step its exact, masked weights; otherwise every step runs
+// as the diagonal one (the second loop from k 0).
+// RAW: %[[DECAYS:.*]] = nvvm.vote.sync all %{{.*}}, %{{.*}} -> i1
+// RAW: %[[BELOW:.*]] = arith.select %[[DECAYS]], %{{.*}}, %c0{{.*}} : index
+// RAW: scf.for %{{.*}} = %c0{{.*}} to %[[BELOW]] step %c16
+// RAW-COUNT-4: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// RAW-NOT: llvm.inline_asm
 // RAW: vector.load {{.*}} {alignment = 8 : i64} : memref<1x?x1x64x64xf32>, vector<2xf32>
-// RAW: math.exp
 // RAW: arith.truncf {{.*}} : vector<2xf32> to vector<2xbf16>
+// RAW: nvvm.mma.sync
+// RAW: scf.yield
+// RAW: math.exp
+// RAW: arith.select %[[DECAYS]], %{{.*}}, %cst{{.*}} : f32
+// RAW: scf.for %{{.*}} = %[[BELOW]] to %{{.*}} step %c16
+// RAW-COUNT-8: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// RAW-NOT: llvm.inline_asm
 // RAW: nvvm.mma.sync
 
 // Chunk 256 (the rows would take 105 KB more: one block per SM), the

@@ -516,20 +516,29 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
   if (raw)
     waitChunkRows(f, it, /*xb=*/false, /*barrierFollows=*/true);
 
-  // exp(dA_i) of row i = i0 + rr, zero past the chunk and (seq_idx) for
-  // tokens of a sequence other than the one running at the chunk start.
+  // The causal weights factor across 16-row blocks where the chunk only
+  // decays (mma.sync's register fragments; tile.blockFactored).
+  bool blockFactors = raw && !mm.usesWgmma();
+  if (blockFactors)
+    tile.blockFactored = decaysNonIncreasing(e, p, f.k, tile);
+
+  // exp(dA_i) of row i = i0 + rr (with block factors exp(dA) of its
+  // block's first row: the product applies the rest), zero past the chunk
+  // and (seq_idx) for tokens of a sequence other than the one running at
+  // the chunk start.
   auto rowScale = [&](Value i0, Value rr) {
     Value i = e.add(i0, rr);
-    Value iq = e.min(i, e.idx(p.chunk - 1));
     Value keep = e.lt(i, r.len);
     if (startId)
       keep = e.andi(keep,
                     e.eq(e.load(f.arg("seq_idx"), {it.row, tokenAt(e, r, i)}),
                          startId));
-    return e.select(keep, e.decay(e.load(it.sDA, {iq})), e.f32(0.0));
+    Value decay = e.decay(e.load(it.sDA, {stateDecayRow(e, p, tile, rr)}));
+    return e.select(keep, decay, e.f32(0.0));
   };
 
   e.forLoop(e.idx(0), r.len, e.idx(rows), [&](Value i0) {
+    tile.i0 = i0;
     if (!scalesInRegisters) {
       e.forLoop(e.threadId(), e.idx(rows), e.idx(kThreads), [&](Value rr) {
         e.store(rowScale(i0, rr), sScale, {rr});
@@ -542,7 +551,6 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
     }
 
     profileStamp(f, ChainPhase::ScanReady);
-    tile.i0 = i0;
     ScanOperands o = scanOperands(e, p, f.k, tile, vectors);
     // The state already in shared memory in the tensor-core type: read in
     // place, never staged.
@@ -566,6 +574,8 @@ void chunkScan(FusedBuild &f, const ChainItem &it, Value shared) {
       // steps past their rows' diagonal.
       o.weights.fragmentPair = weightPairs(e, p, f.k, tile);
       o.weights.diagonal = i0;
+      if (blockFactors)
+        o.weights.blockFactors = causalBlockFactors(e, p, f.k, tile);
     } else {
       acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state), o.cScaled,
                           o.state);
