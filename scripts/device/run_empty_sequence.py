@@ -5,7 +5,7 @@ and checks that every state passes through.
     run_empty_sequence.py ARTIFACT_DIR...
 
 Each artifact is a layer of 8 heads, headdim 64, dstate 128, one group, bf16
-x/B/C with D and initial_states (scripts/device/build-artifacts.sh builds one
+x/B/C with D and initial_states in the manifest's state dtype (scripts/device/build-artifacts.sh builds one
 per strategy into empty-sequence/). At L = 0 the fused kernel still runs (its
 grid is the persistent one): init and final items only, and TMA descriptors
 over empty tensors. For b in 1, 2 and 8 the final states must equal the
@@ -13,6 +13,8 @@ initial states bit for bit. Needs PyTorch and $SSD_MLIR_RUNTIME_LIB (the
 runtime's build/lib). Prints one PASS/FAIL line per launch; exits 1 when
 any fails.
 """
+import json
+import os
 import sys
 
 import torch
@@ -20,10 +22,18 @@ import torch
 from ssd_mlir._runtime import Artifact, DeviceTensor
 
 HEADS, HEADDIM, DSTATE = 8, 64, 128
-DTYPES = {torch.bfloat16: "bf16", torch.float32: "f32"}
+DTYPES = {torch.bfloat16: "bf16", torch.float32: "f32", torch.float16: "f16"}
+STATE_DTYPES = {"f32": torch.float32, "f16": torch.float16}
 
 
-def launch(art, b):
+def state_dtype(folder):
+    """The states' dtype the artifact was compiled for (its manifest)."""
+    with open(os.path.join(folder, "manifest.json")) as f:
+        name = json.load(f)["constants"].get("state_dtype", "f32")
+    return STATE_DTYPES[name]
+
+
+def launch(art, b, states):
     dev = torch.device("cuda")
     gen = torch.Generator(device="cpu").manual_seed(b)
     h, p, n = HEADS, HEADDIM, DSTATE
@@ -34,9 +44,10 @@ def launch(art, b):
         "B": torch.zeros((b, 0, 1, n), dtype=torch.bfloat16, device=dev),
         "C": torch.zeros((b, 0, 1, n), dtype=torch.bfloat16, device=dev),
         "D": torch.rand(h, generator=gen).to(dev),
-        "initial_states": torch.randn((b, h, p, n), generator=gen).to(dev),
+        "initial_states": torch.randn((b, h, p, n), generator=gen).to(dev, states),
         "y": torch.zeros((b, 0, h, p), dtype=torch.bfloat16, device=dev),
-        "final_states": torch.full((b, h, p, n), float("nan"), device=dev),
+        "final_states": torch.full((b, h, p, n), float("nan"), dtype=states,
+                                   device=dev),
     }
     tensors = [DeviceTensor(name, v.data_ptr(), DTYPES[v.dtype], list(v.shape),
                             list(v.stride()), 0) for name, v in t.items()]
@@ -52,9 +63,10 @@ def main(folders):
     failed = 0
     for folder in folders:
         art = Artifact(folder)
+        states = state_dtype(folder)
         for b in (1, 2, 8):
             try:
-                ok = launch(art, b)
+                ok = launch(art, b, states)
                 detail = "final states equal the initial states" if ok else \
                     "final states differ from the initial states"
             except Exception as error:  # the runtime's message is the detail
