@@ -108,9 +108,20 @@ SmallVector<Value> TileMatmul::accumulateBlockFactored(ValueRange acc,
                        return mmaFragments(cur, {frag}, loadB(k));
                      });
   };
-  SmallVector<Value> out = run(acc, kBegin, belowEnd, [&](Value k) {
-    return blockFactoredFragmentA(a, m0, k, block);
-  });
+  // Two factored steps an iteration, both fragments before the products,
+  // so that the second step's loads overlap the first's.
+  Value pairsEnd = e.sub(belowEnd, e.rem(e.sub(belowEnd, kBegin), e.idx(32)));
+  SmallVector<Value> out =
+      e.forLoop(kBegin, pairsEnd, e.idx(32), acc,
+                [&](Value k, ValueRange cur) -> SmallVector<Value> {
+                  Value k1 = e.add(k, step16);
+                  Value f0 = blockFactoredFragmentA(a, m0, k, block);
+                  Value f1 = blockFactoredFragmentA(a, m0, k1, block);
+                  SmallVector<Value> next = mmaFragments(cur, {f0}, loadB(k));
+                  return mmaFragments(next, {f1}, loadB(k1));
+                });
+  out = run(out, pairsEnd, belowEnd,
+            [&](Value k) { return blockFactoredFragmentA(a, m0, k, block); });
   out = scaleRows(out, [&](Value row) {
     return e.select(f.enabled, f.row(row), e.f32(1.0));
   });

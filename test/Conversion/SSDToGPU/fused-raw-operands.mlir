@@ -25,11 +25,21 @@
 // as the diagonal one (the second loop from k 0).
 // RAW: %[[DECAYS:.*]] = nvvm.vote.sync all %{{.*}}, %{{.*}} -> i1
 // RAW: %[[BELOW:.*]] = arith.select %[[DECAYS]], %{{.*}}, %c0{{.*}} : index
-// RAW: scf.for %{{.*}} = %c0{{.*}} to %[[BELOW]] step %c16
+// Two factored steps an iteration (both fragments before the products),
+// then the odd one.
+// RAW: %[[PAIRS:.*]] = arith.subi %[[BELOW]], %{{[0-9]+}} : index
+// RAW: scf.for %{{.*}} = %c0{{.*}} to %[[PAIRS]] step %c32
 // RAW-COUNT-4: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
 // RAW-NOT: llvm.inline_asm
 // RAW: vector.load {{.*}} {alignment = 8 : i64} : memref<1x?x1x64x64xf32>, vector<2xf32>
 // RAW: arith.truncf {{.*}} : vector<2xf32> to vector<2xbf16>
+// RAW-COUNT-4: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// RAW-NOT: llvm.inline_asm
+// RAW: nvvm.mma.sync
+// RAW: scf.yield
+// RAW: scf.for %{{.*}} = %[[PAIRS]] to %[[BELOW]] step %c16
+// RAW-COUNT-4: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// RAW-NOT: llvm.inline_asm
 // RAW: nvvm.mma.sync
 // RAW: scf.yield
 // RAW: math.exp
