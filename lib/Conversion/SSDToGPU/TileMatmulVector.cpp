@@ -221,16 +221,27 @@ void TileMatmul::storeSlice(const TileOperand &op, Value view, int64_t rows,
   }
 }
 
+namespace {
+/// A lane's offsets in ldmatrix's x4 addressing: lane % 8, lane % 16,
+/// (lane / 16) 8 and ((lane / 8) % 2) 8.
+struct LdmatrixLanes {
+  Value l8, l16, hi8, mid8;
+};
+LdmatrixLanes ldmatrixLanes(Emitter &e) {
+  Value lane = e.laneId();
+  return {e.rem(lane, e.idx(8)), e.rem(lane, e.idx(16)),
+          e.mul(e.div(lane, e.idx(16)), 8),
+          e.mul(e.rem(e.div(lane, e.idx(8)), e.idx(2)), 8)};
+}
+} // namespace
+
 std::function<SmallVector<Value>(Value)>
 TileMatmul::fragmentsB(Value viewB, bool bTrans, SliceAt bAt) {
-  Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
   Value wn = e.div(warp, e.idx(warpsM));
   Value nBase = e.add(e.mul(wn, fragsN * 8), bAt.row0);
-  Value l8 = e.rem(lane, e.idx(8)), l16 = e.rem(lane, e.idx(16));
-  Value hi8 = e.mul(e.div(lane, e.idx(16)), 8); // (lane/16)*8
-  Value mid8 =
-      e.mul(e.rem(e.div(lane, e.idx(8)), e.idx(2)), 8); // ((lane/8)%2)*8
+  LdmatrixLanes lanes = ldmatrixLanes(e);
+  Value l8 = lanes.l8, l16 = lanes.l16, hi8 = lanes.hi8, mid8 = lanes.mid8;
   return [=, this](Value bK) {
     auto fourType = VectorType::get({4, 2}, mmaType);
     auto bType = VectorType::get({2, 2}, mmaType);
@@ -299,13 +310,11 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
                                              Value viewB, bool bTrans,
                                              SliceAt bAt, Value kEnd) {
   Value stage = aAt.stage, aK0 = aAt.k0, bK0 = bAt.k0;
-  Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
   Value wm = e.rem(warp, e.idx(warpsM));
   Value mBase = e.add(e.mul(wm, fragsM * 16), aAt.row0);
-  Value l16 = e.rem(lane, e.idx(16)), l8 = e.rem(lane, e.idx(8));
-  Value hi8 = e.mul(e.div(lane, e.idx(16)), 8);            // (lane/16)*8
-  Value mid8 = e.mul(e.rem(e.div(lane, e.idx(8)), e.idx(2)), 8); // ((lane/8)%2)*8
+  LdmatrixLanes lanes = ldmatrixLanes(e);
+  Value l8 = lanes.l8, l16 = lanes.l16, hi8 = lanes.hi8, mid8 = lanes.mid8;
   auto aType = VectorType::get({4, 2}, mmaType);
   auto loadB = fragmentsB(viewB, bTrans, bAt);
   SmallVector<Value> next(acc.begin(), acc.end());
