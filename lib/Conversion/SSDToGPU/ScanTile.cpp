@@ -128,15 +128,21 @@ ScanOperands scanOperands(Emitter &e, const SSDProblem &p, const KernelFunc &k,
   return o;
 }
 
+/// CB[i, j], CB[i, j + 1] of tile row `row` (i = i0 + row, clamped into
+/// the chunk), raw.
+static Value cbPair(Emitter &e, const SSDProblem &p, const ScanTile &s,
+                    Value cb, Value j, Value row) {
+  Value iq = e.min(e.add(s.i0, row), e.idx(p.chunk - 1));
+  return e.loadVector(cb, {s.batch, s.c, s.group, iq, j}, 2);
+}
+
 std::function<Value(Value, Value)> weightPairs(Emitter &e,
                                                const SSDProblem &p,
                                                const KernelFunc &k,
                                                const ScanTile &s) {
   Value cb = k.arg("CB");
   return [&e, &p, &s, cb](Value j, Value row) {
-    Value iq = e.min(e.add(s.i0, row), e.idx(p.chunk - 1));
-    Value raw = e.loadVector(cb, {s.batch, s.c, s.group, iq, j}, 2);
-    return weightsOfCB(e, p, s, raw, j, row);
+    return weightsOfCB(e, p, s, cbPair(e, p, s, cb, j, row), j, row);
   };
 }
 
@@ -180,8 +186,7 @@ TileOperand::BlockFactors causalBlockFactors(Emitter &e, const SSDProblem &p,
   TileOperand::BlockFactors f;
   f.enabled = s.blockFactored;
   f.raw = [&e, &p, &s, cb](Value j, Value row) {
-    Value iq = e.min(e.add(s.i0, row), e.idx(p.chunk - 1));
-    return e.toF32Vector(e.loadVector(cb, {s.batch, s.c, s.group, iq, j}, 2));
+    return e.toF32Vector(cbPair(e, p, s, cb, j, row));
   };
   // exp(dA_b - dA_j) dt_j: at most dt_j below the block (j < b).
   f.column = [&e, &p, &s](Value j, Value b) {
