@@ -27,10 +27,11 @@ check-lit:
 # The tests (the PyTorch op's too: the torch extra installs PyTorch; its
 # CUDA tests skip without a GPU; the numpy extra, numpy for the op on numpy
 # arrays; the transformers extra, Hugging Face transformers for the Mamba-2
-# client's tests), then a static type check of
+# client's tests; python/constraints-ci.txt bounds them to the releases
+# tested), then a static type check of
 # the package (mypy --strict; its settings are in python/pyproject.toml).
 check-python:
-	$(PYTHON) -m pip install -q -e 'python[test,numpy,torch,transformers]'
+	$(PYTHON) -m pip install -q -c python/constraints-ci.txt -e 'python[test,numpy,torch,transformers]'
 	SSD_MLIR_LIB=$(abspath $(BUILD_DIR))/lib $(PYTHON) -m pytest -q python/tests
 	$(PYTHON) -m mypy --strict --config-file python/pyproject.toml \
 	  --cache-dir python/.mypy_cache python/ssd_mlir

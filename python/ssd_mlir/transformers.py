@@ -30,7 +30,8 @@ The routing replaces module-level names of ``modeling_mamba2`` for the
 duration of the ``with`` block, so it holds for every Mamba-2 model of the
 process (and every thread) meanwhile; the previous functions are restored on
 exit. Supported: transformers releases whose ``Mamba2Mixer.forward`` calls
-``mamba2_chunk_scan`` (5.x; tested with 5.17 and 5.24). Older releases
+``mamba2_chunk_scan``, itself or through
+``mamba2_scan_forward`` (5.x; tested with 5.17, 5.24 and 5.25). Older releases
 (4.x: ``cuda_kernels_forward`` / ``torch_forward``) raise
 UnsupportedTransformersError.
 """
@@ -83,11 +84,35 @@ def _transformers_version() -> str:
     return str(getattr(module, "__version__", "unknown version"))
 
 
-def _forward_names(mixer: Any) -> set[str]:
-    """The global names Mamba2Mixer.forward's code reads (under its decorators)."""
-    forward = inspect.unwrap(mixer.forward)
-    code = getattr(forward, "__code__", None)
-    return set(code.co_names) if code is not None else set()
+def _functions_behind(value: Any) -> list[Any]:
+    """The Python functions a callable runs: itself under its decorators, or,
+    for a function wrapped into a module object (5.25's hub-kernel
+    decorators), that object's forward and the functions it closes over."""
+    function = inspect.unwrap(value) if callable(value) else None
+    if inspect.isfunction(function):
+        return [function]
+    forward = getattr(type(value), "forward", None)
+    if not inspect.isfunction(forward):
+        return []
+    cells = [cell.cell_contents for cell in forward.__closure__ or ()]
+    return [forward] + [cell for cell in cells if inspect.isfunction(cell)]
+
+
+def _forward_reaches(module: ModuleType, mixer: Any, name: str) -> bool:
+    """Whether Mamba2Mixer.forward reads the module-level name, directly or
+    through the module's functions it calls (5.25 moved the call into
+    mamba2_scan_forward)."""
+    seen: set[str] = set()
+    pending = [inspect.unwrap(mixer.forward)]
+    while pending:
+        code = getattr(pending.pop(), "__code__", None)
+        names = set(code.co_names) if code is not None else set()
+        if name in names:
+            return True
+        for callee in sorted(names - seen):
+            seen.add(callee)
+            pending.extend(_functions_behind(getattr(module, callee, None)))
+    return False
 
 
 def modeling_module() -> ModuleType:
@@ -101,7 +126,7 @@ def modeling_module() -> ModuleType:
             f"{error}. Install it with `pip install 'transformers>=5'`.") from None
     mixer = getattr(module, "Mamba2Mixer", None)
     missing = [name for name in (ROUTED_NAME, "Mamba2Mixer") if not hasattr(module, name)]
-    if not missing and mixer is not None and ROUTED_NAME not in _forward_names(mixer):
+    if not missing and mixer is not None and not _forward_reaches(module, mixer, ROUTED_NAME):
         missing.append(f"Mamba2Mixer.forward calling {ROUTED_NAME}")
     if missing:
         raise UnsupportedTransformersError(
@@ -109,7 +134,7 @@ def modeling_module() -> ModuleType:
             f"Mamba-2 mixer's call to {MODELING_MODULE}.{ROUTED_NAME}, and this "
             f"release lacks {' and '.join(missing)} (releases 4.x choose between "
             f"cuda_kernels_forward and torch_forward instead). Use transformers 5.x "
-            f"(tested with 5.17 and 5.24).")
+            f"(tested with 5.17, 5.24 and 5.25).")
     return module
 
 

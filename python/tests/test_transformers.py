@@ -198,3 +198,32 @@ def test_a_mixer_that_does_not_call_it_is_refused(monkeypatch):
     with pytest.raises(hf.UnsupportedTransformersError,
                        match=r"lacks Mamba2Mixer.forward calling mamba2_chunk_scan"):
         hf.modeling_module()
+
+
+
+# A 5.25-shaped mixer: forward calls a module function (there
+# mamba2_scan_forward) that calls mamba2_chunk_scan. The names are read from
+# the code, never run; the test installs scan_step into modeling_mamba2.
+def scan_step(hidden_states):
+    return mamba2_chunk_scan(hidden_states)  # noqa: F821
+
+
+class IndirectMixer:
+    def forward(self, hidden_states):
+        return scan_step(hidden_states)
+
+
+class UnrelatedMixer:
+    def forward(self, hidden_states):
+        return unrelated_step(hidden_states)  # noqa: F821
+
+
+def test_a_mixer_calling_it_through_a_module_function_is_accepted(monkeypatch):
+    module = hf.modeling_module()
+    monkeypatch.setattr(module, "scan_step", scan_step, raising=False)
+    monkeypatch.setattr(module, "Mamba2Mixer", IndirectMixer)
+    assert hf.modeling_module() is module
+    monkeypatch.setattr(module, "Mamba2Mixer", UnrelatedMixer)
+    with pytest.raises(hf.UnsupportedTransformersError,
+                       match=r"lacks Mamba2Mixer.forward calling mamba2_chunk_scan"):
+        hf.modeling_module()
