@@ -69,6 +69,8 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
       {options.profile, "--profile", "profile", "true"},
       {options.cluster != 0, "--cluster", "cluster",
        std::to_string(options.cluster)},
+      {options.foldLoadsAhead != 0, "--fold-loads-ahead", "fold-loads-ahead",
+       std::to_string(options.foldLoadsAhead)},
   };
   for (const FusedFlag &flag : fusedFlags) {
     if (!flag.given)

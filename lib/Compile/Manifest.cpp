@@ -130,6 +130,9 @@ static JsonValue compilerJson(const LayerSpec &spec,
       opts.add("profile", JsonValue::makeBool(true));
     if (options.cluster > 1)
       opts.add("cluster", JsonValue::makeInteger(options.cluster));
+    if (options.foldLoadsAhead > 1)
+      opts.add("fold_loads_ahead",
+               JsonValue::makeInteger(options.foldLoadsAhead));
   }
   opts.add("target", JsonValue::makeString(options.target));
   // An infinite HI is null, as case.json writes it.

@@ -46,7 +46,7 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                    [--target sm_90a|cpu] [--strategy fused|unfused]
                    [--state-chain chunk|lookback|auto|segment] [--mma mma.sync|wgmma]
                    [--copy auto|cp.async|tma] [--p-block R] [--cluster 1|2]
-                   [--profile] -o DIR
+                   [--fold-loads-ahead N] [--profile] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
 kernels.cubin and manifest.json. The input is a module with one function
@@ -142,6 +142,12 @@ cl::opt<int64_t>
                      "takes the chain items of two heads of one group and "
                      "chunk, each B and C panel read from L2 once for both)"),
             cl::value_desc("K"), cl::cat(category));
+
+cl::opt<int64_t> foldLoadsAhead(
+    "fold-loads-ahead",
+    cl::desc("fused only: how many 8-column vectors a thread of the turn "
+             "chain's fold loads ahead of its stores, 1 (default) to 8"),
+    cl::value_desc("N"), cl::cat(category));
 
 cl::opt<bool> profile(
     "profile",
@@ -252,6 +258,12 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
       return "--cluster: expected 1 or 2, got '" + std::to_string(cluster) +
              "'";
     options.cluster = cluster;
+  }
+  if (given(foldLoadsAhead)) {
+    if (foldLoadsAhead < 1 || foldLoadsAhead > 8)
+      return "--fold-loads-ahead: expected 1 to 8, got '" +
+             std::to_string(foldLoadsAhead) + "'";
+    options.foldLoadsAhead = foldLoadsAhead;
   }
   options.profile = profile;
   return std::nullopt;

@@ -39,6 +39,9 @@ struct CompileOptions {
   /// Blocks of the fused kernel's thread block clusters (1 or 2); 0: the
   /// pipeline's default (1).
   int64_t cluster = 0;
+  /// The fused kernel's fold-loads-ahead (1 to 8); 0: the pipeline's
+  /// default (1).
+  int64_t foldLoadsAhead = 0;
   /// The fused kernel records its chain items' phase clocks in the
   /// `chain_profile` workspace (a diagnostic build; state-chain chunk).
   bool profile = false;

@@ -134,6 +134,13 @@ def ConvertSSDFusedToGPU
            "chain items of one chunk and group copies each B and C panel "
            "from L2 once, multicast into both blocks' shared memory; the "
            "kernel carries .reqnctapercluster)">,
+    Option<"foldLoadsAhead", "fold-loads-ahead", "int64_t",
+           /*default=*/"1",
+           "How far the turn chain's fold runs its loads of slot(c) ahead of "
+           "its stores into slot(c + 1), in 8-column vectors a thread, 1 to "
+           "8: 1 (the default) waits a round trip to L2 per vector; more "
+           "overlap the round trips, and leave more stores to drain at the "
+           "release (vector path, state-chain chunk or auto's turn kernel)">,
     Option<"profile", "profile", "bool", /*default=*/"false",
            "Record thread 0's clock64 at the phase boundaries of every chain "
            "item (every state-chain but segment) in the `chain_profile` workspace (i64 "

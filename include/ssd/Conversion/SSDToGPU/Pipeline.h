@@ -43,20 +43,26 @@ void buildGPUUnfusedPipeline(mlir::OpPassManager &pm,
 void buildGPUKernelsToBinary(mlir::OpPassManager &pm,
                              const GPUPipelineOptions &options);
 
+/// The fused kernel's choices, as convert-ssd-fused-to-gpu's options of the
+/// same names (its documentation in Passes.td).
+struct FusedKernelOptions {
+  /// Headdim rows of a work item (ssd-fuse's p-block; 0: the lowering's
+  /// choice).
+  int64_t pBlock = 0;
+  std::string stateChain = "auto"; // chunk, lookback, auto or segment
+  std::string mma = "mma.sync";    // mma.sync or wgmma
+  std::string copy = "auto";       // auto, cp.async or tma
+  bool profile = false;            // the chain items' phase clocks
+  int64_t cluster = 1;             // blocks of a thread block cluster
+  int64_t foldLoadsAhead = 1;      // the turn chain fold's loads ahead
+};
+
 /// Appends ssd-decompose, ssd-fuse, convert-ssd-fused-to-gpu (one
-/// persistent kernel) and the shared NVVM/binary tail. `pBlock` is the
-/// headdim rows of a work item (0: the lowering's choice); `stateChain` is
-/// convert-ssd-fused-to-gpu's state-chain (chunk, lookback, auto or segment)
-/// and `mma` its mma (mma.sync or wgmma), `copy` its copy (auto, cp.async or
-/// tma), `profile` its profile (the chain items' phase clocks), `cluster` its
-/// cluster (blocks of a thread block cluster, 1 or 2).
+/// persistent kernel, built as `kernel` says) and the shared NVVM/binary
+/// tail.
 void buildGPUFusedPipeline(mlir::OpPassManager &pm,
                            const GPUPipelineOptions &options,
-                           int64_t pBlock = 0,
-                           llvm::StringRef stateChain = "auto",
-                           llvm::StringRef mma = "mma.sync",
-                           llvm::StringRef copy = "auto", bool profile = false,
-                           int64_t cluster = 1);
+                           const FusedKernelOptions &kernel = {});
 
 /// Registers `ssd-gpu-fused-pipeline` with the pass registry.
 void registerGPUFusedPipeline();

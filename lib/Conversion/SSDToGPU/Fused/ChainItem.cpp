@@ -40,45 +40,101 @@ namespace fused {
 
 namespace {
 
-/// Steps 2 and 3 under the turn: the whole chunk state, then
-/// slot(c) + 1 <- carry * slot(c) + S once turn = c + 1, and turn <- c + 2.
-void foldUnderTurn(FusedBuild &f, ChainItem &it, Value shared) {
+/// Where a fold reads slot(c) and writes slot(c + 1) of `passed_states`.
+struct FoldSlots {
+  Value slots, carry, slot, nextSlot;
+};
+
+/// The fold one element (or 8-column vector) at a time, as the chunk-state
+/// product hands them over: load slot(c), FMA, store slot(c + 1).
+void foldEachUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
+                       llvm::function_ref<void()> awaitTurn,
+                       const FoldSlots &s) {
   Emitter &e = f.e;
-  Value slots = f.arg("passed_states"), turns = f.arg("state_turn");
-  Value turn = turnIndex(f, it.row, it.head, it.pb);
-  Value carry = stateCarry(f, it);
-  Value slot = stateSlotIndex(f, it.place.slot);
-  Value nextSlot = stateSlotIndex(f, e.add(it.place.slot, 1));
-  bool vectors = f.config.stateVectors;
   chunkStateProduct(
-      f, it, shared,
-      [&] {
-        profileStamp(f, ChainPhase::StateProduct);
-        // C replaces B in shared memory while the turn is awaited.
-        if (it.sBC)
-          copyChunkC(f, it);
-        blockAcquire(e, turns, turn, e.add(it.c, 1));
-        profileStamp(f, ChainPhase::TurnAcquired);
-      },
-      [&](Value rr, Value nn, Value v) {
+      f, it, shared, awaitTurn, [&](Value rr, Value nn, Value v) {
         e.ifThen(it.place.used, [&] {
           Value pp = e.add(it.p0, rr);
-          if (!vectors) {
-            Value prev = e.loadF32(slots, {it.row, slot, it.head, pp, nn});
-            e.store(e.fma(carry, prev, v), slots,
-                    {it.row, nextSlot, it.head, pp, nn});
+          if (!f.config.stateVectors) {
+            Value prev = e.loadF32(s.slots, {it.row, s.slot, it.head, pp, nn});
+            e.store(e.fma(s.carry, prev, v), s.slots,
+                    {it.row, s.nextSlot, it.head, pp, nn});
             return;
           }
           int64_t width = cast<VectorType>(v.getType()).getNumElements();
           Value prev = e.toF32Vector(
-              e.loadVector(slots, {it.row, slot, it.head, pp, nn}, width));
+              e.loadVector(s.slots, {it.row, s.slot, it.head, pp, nn}, width));
           e.storeVector(
-              math::FmaOp::create(e.b, e.splat(carry, width), prev, v), slots,
-              {it.row, nextSlot, it.head, pp, nn});
+              math::FmaOp::create(e.b, e.splat(s.carry, width), prev, v),
+              s.slots, {it.row, s.nextSlot, it.head, pp, nn});
           if (it.sState)
             e.storeVector(prev, it.sState, residentStateAt(f, rr, nn));
         });
       });
+}
+
+/// The fold on the vector path, software-pipelined: slot(c)'s vectors are
+/// loaded KernelConfig::foldLoadsAhead ahead of their stores into
+/// slot(c + 1). The compiler keeps a load after a store that may alias it,
+/// so foldEachUnderTurn waits a round trip to L2 per vector (four a thread
+/// at the 2.7B layer); all loads first left every store to drain at the
+/// release (measured slower, eacd4a7). blockRelease's barrier follows.
+void foldVectorsUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
+                          llvm::function_ref<void()> awaitTurn,
+                          const FoldSlots &s) {
+  Emitter &e = f.e;
+  TileMatmul mm = stagedChunkState(f, it, shared);
+  awaitTurn();
+  auto at = [&](Value slot, Value rr, Value nn) -> SmallVector<Value> {
+    return {it.row, slot, it.head, e.add(it.p0, rr), nn};
+  };
+  e.ifThen(it.place.used, [&] {
+    SmallVector<std::pair<Value, Value>> owned = mm.threadOutputVectors();
+    SmallVector<Value> prev;
+    auto loadNext = [&] {
+      auto [rr, nn] = owned[prev.size()];
+      prev.push_back(e.toF32Vector(
+          e.loadVector(s.slots, at(s.slot, rr, nn), kVectorWidth)));
+    };
+    size_t ahead = static_cast<size_t>(f.config.foldLoadsAhead);
+    while (prev.size() < std::min(ahead, owned.size()))
+      loadNext();
+    Value carries = e.splat(s.carry, kVectorWidth);
+    for (auto [i, place] : llvm::enumerate(owned)) {
+      auto [rr, nn] = place;
+      Value chunkState = mm.loadOutputVector(rr, nn);
+      e.storeVector(math::FmaOp::create(e.b, carries, prev[i], chunkState),
+                    s.slots, at(s.nextSlot, rr, nn));
+      if (it.sState)
+        e.storeVector(prev[i], it.sState, residentStateAt(f, rr, nn));
+      if (prev.size() < owned.size())
+        loadNext();
+    }
+  });
+}
+
+/// Steps 2 and 3 under the turn: the whole chunk state, then
+/// slot(c) + 1 <- carry * slot(c) + S once turn = c + 1, and turn <- c + 2.
+void foldUnderTurn(FusedBuild &f, ChainItem &it, Value shared) {
+  Emitter &e = f.e;
+  Value turns = f.arg("state_turn");
+  Value turn = turnIndex(f, it.row, it.head, it.pb);
+  FoldSlots s{f.arg("passed_states"), stateCarry(f, it),
+              stateSlotIndex(f, it.place.slot),
+              stateSlotIndex(f, e.add(it.place.slot, 1))};
+  auto awaitTurn = [&] {
+    profileStamp(f, ChainPhase::StateProduct);
+    // C replaces B in shared memory while the turn is awaited.
+    if (it.sBC)
+      copyChunkC(f, it);
+    blockAcquire(e, turns, turn, e.add(it.c, 1));
+    profileStamp(f, ChainPhase::TurnAcquired);
+  };
+  if (f.config.stateVectors && f.config.foldLoadsAhead > 1 &&
+      stateProduct(f).outputVectorsEven())
+    foldVectorsUnderTurn(f, it, shared, awaitTurn, s);
+  else
+    foldEachUnderTurn(f, it, shared, awaitTurn, s);
   profileStamp(f, ChainPhase::Folded);
   blockRelease(e, turns, turn, e.add(it.c, 2));
   profileStamp(f, ChainPhase::Released);

@@ -73,6 +73,13 @@ struct ConvertSSDFusedToGPUPass
                          << chip << "'";
       return signalPassFailure();
     }
+    if (foldLoadsAhead < 1 || foldLoadsAhead > fused::kMaxFoldLoadsAhead) {
+      module.emitError() << "convert-ssd-fused-to-gpu: fold-loads-ahead must "
+                            "be 1 to "
+                         << fused::kMaxFoldLoadsAhead << ", got "
+                         << static_cast<int64_t>(foldLoadsAhead);
+      return signalPassFailure();
+    }
     if (profile && stateChain == "segment") {
       module.emitError() << "convert-ssd-fused-to-gpu: profile records the "
                             "per-chunk chain items: it needs state-chain "
@@ -93,6 +100,7 @@ struct ConvertSSDFusedToGPUPass
     bool tma = copy == "tma" || (copy == "auto" && chip == "sm_90a");
     plan->copy = tma ? CopyInstr::Tma : CopyInstr::CpAsync;
     plan->cluster = cluster;
+    plan->foldLoadsAhead = foldLoadsAhead;
     std::string clusterProblem = fused::clusterUnsupported(*plan);
     if (!clusterProblem.empty()) {
       module.emitError() << "convert-ssd-fused-to-gpu: " << clusterProblem;

@@ -48,33 +48,49 @@ struct FusedPipelineCLOptions
                      "(sm_90a, TMA rows: B and C panels multicast to both "
                      "blocks of a pair of chain items)"),
       llvm::cl::init(1)};
+  Option<int64_t> foldLoadsAhead{
+      *this, "fold-loads-ahead",
+      llvm::cl::desc("8-column vectors a thread of the turn chain's fold "
+                     "loads ahead of its stores, 1 to 8"),
+      llvm::cl::init(1)};
   Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("Record the clock at the phase boundaries of every "
                      "chain item in the chain_profile workspace"),
       llvm::cl::init(false)};
+
+  ssd::FusedKernelOptions toKernelOptions() const {
+    ssd::FusedKernelOptions kernel;
+    kernel.pBlock = pBlock;
+    kernel.stateChain = stateChain;
+    kernel.mma = mma;
+    kernel.copy = copy;
+    kernel.profile = profile;
+    kernel.cluster = cluster;
+    kernel.foldLoadsAhead = foldLoadsAhead;
+    return kernel;
+  }
 };
 
 } // namespace
 
 void ssd::buildGPUFusedPipeline(OpPassManager &pm,
                                 const GPUPipelineOptions &options,
-                                int64_t pBlock, llvm::StringRef stateChain,
-                                llvm::StringRef mma, llvm::StringRef copy,
-                                bool profile, int64_t cluster) {
+                                const FusedKernelOptions &kernel) {
   pm.addPass(createSSDDecompose(SSDDecomposeOptions{options.chunkSize}));
   SSDFuseOptions fuse;
-  fuse.pBlock = pBlock;
+  fuse.pBlock = kernel.pBlock;
   pm.addPass(createSSDFuse(fuse));
   ConvertSSDFusedToGPUOptions convert;
   convert.chip = options.chip;
   convert.features = options.features;
   convert.tensorCores = options.tensorCores;
-  convert.stateChain = stateChain.str();
-  convert.mma = mma.str();
-  convert.copy = copy.str();
-  convert.profile = profile;
-  convert.cluster = cluster;
+  convert.stateChain = kernel.stateChain;
+  convert.mma = kernel.mma;
+  convert.copy = kernel.copy;
+  convert.profile = kernel.profile;
+  convert.cluster = kernel.cluster;
+  convert.foldLoadsAhead = kernel.foldLoadsAhead;
   pm.addPass(createConvertSSDFusedToGPU(convert));
   buildGPUKernelsToBinary(pm, options);
 }
@@ -85,7 +101,6 @@ void ssd::registerGPUFusedPipeline() {
       "Compile a function with ssd.combined (or the step ops) to a gpu.binary "
       "of ONE persistent kernel (ssd.fused) and the ssd.launch description",
       [](OpPassManager &pm, const FusedPipelineCLOptions &cl) {
-        ssd::buildGPUFusedPipeline(pm, cl.toOptions(), cl.pBlock, cl.stateChain,
-                                   cl.mma, cl.copy, cl.profile, cl.cluster);
+        ssd::buildGPUFusedPipeline(pm, cl.toOptions(), cl.toKernelOptions());
       });
 }

@@ -169,6 +169,7 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.productBufferBytes = bufferBytes(raw);
   c.profile = plan.profile;
   c.cluster = plan.cluster;
+  c.foldLoadsAhead = plan.foldLoadsAhead;
   if (c.lookBack())
     c.lookBackPatience = kLookBackPatience;
   // Step c writes slot c + 1 after its turn, when step c - 1, the last
@@ -258,6 +259,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
   config.set("state_ring", b.getI64IntegerAttr(stateRing));
   if (lookBack())
     config.set("look_back_patience", b.getI64IntegerAttr(lookBackPatience));
+  if (foldLoadsAhead > 1)
+    config.set("fold_loads_ahead", b.getI64IntegerAttr(foldLoadsAhead));
   if (profile)
     config.set("profile", b.getBoolAttr(true));
   config.set("shared_memory", b.getI64IntegerAttr(sharedMemory));

@@ -43,6 +43,10 @@ constexpr int64_t kLookBackBlocksPerChain = 8;
 /// the turn chain alone there (both ways in one kernel cost 1.6-7.7% on
 /// the Mamba-2 2.7B layer's launches that took the turns).
 constexpr int64_t kMaxGridBlocks = 132 * kBlocksPerSM;
+/// The largest fold-loads-ahead (KernelConfig::foldLoadsAhead). A thread
+/// folds pBlock x dstate / (8 x kThreads) vectors of the chunk state (4 at
+/// the Mamba-2 2.7B layer); a distance beyond them loads them all first.
+constexpr int64_t kMaxFoldLoadsAhead = 8;
 
 struct FusedPlan;
 
@@ -136,6 +140,10 @@ struct KernelConfig {
   /// panels into both blocks' shared memory (TMA multicast).
   int64_t cluster = 1;
   bool clustered() const { return cluster > 1; }
+  /// The turn chain's fold (ChainItem.cpp) on the vector path loads this
+  /// many of a thread's slot(c) vectors ahead of its stores into
+  /// slot(c + 1); 1 folds one vector at a time.
+  int64_t foldLoadsAhead = 1;
 
   /// x, B and C rows are copied whole into shared memory (TMA or cp.async).
   bool rawOperands() const { return operands != OperandPath::Registers; }
