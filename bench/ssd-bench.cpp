@@ -485,13 +485,25 @@ int main(int argc, char **argv) {
         prepared.push_back(p.take());
     }
     std::vector<bool> timed(prepared.size(), true);
-    for (int r = 0; r < o.rounds; ++r)
+    for (int r = 0; r < o.rounds; ++r) {
       for (size_t i = 0; i < prepared.size(); ++i)
         if (timed[i])
           if (Status t = timeRound(prepared[i], o); !t.ok()) {
             failed(prepared[i].run, t.message());
             timed[i] = false;
           }
+      // The rows come after the last round and its checks: each round's
+      // times go to stderr as they are measured, so that a run cut short
+      // by a time limit still leaves them in its log.
+      for (size_t i = 0; i < prepared.size(); ++i)
+        if (timed[i])
+          std::fprintf(stderr,
+                       "ssd-bench: round %d/%d: %s b=%lld L=%lld %.4f ms\n",
+                       r + 1, o.rounds, prepared[i].run.artifact.c_str(),
+                       static_cast<long long>(prepared[i].run.batch),
+                       static_cast<long long>(prepared[i].run.seqlen),
+                       prepared[i].roundMs.back());
+    }
     for (size_t i = 0; i < prepared.size(); ++i) {
       if (!timed[i])
         continue;
