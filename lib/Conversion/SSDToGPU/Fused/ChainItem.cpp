@@ -43,6 +43,11 @@ namespace {
 /// Where a fold reads slot(c) and writes slot(c + 1) of `passed_states`.
 struct FoldSlots {
   Value slots, carry, slot, nextSlot;
+  /// The index of state element (p0 + rr, nn) in `slot` of `slots`.
+  SmallVector<Value> at(Emitter &e, const ChainItem &it, Value ofSlot, Value rr,
+                        Value nn) const {
+    return {it.row, ofSlot, it.head, e.add(it.p0, rr), nn};
+  }
 };
 
 /// The fold one element (or 8-column vector) at a time, as the chunk-state
@@ -51,26 +56,23 @@ void foldEachUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
                        llvm::function_ref<void()> awaitTurn,
                        const FoldSlots &s) {
   Emitter &e = f.e;
-  chunkStateProduct(
-      f, it, shared, awaitTurn, [&](Value rr, Value nn, Value v) {
-        e.ifThen(it.place.used, [&] {
-          Value pp = e.add(it.p0, rr);
-          if (!f.config.stateVectors) {
-            Value prev = e.loadF32(s.slots, {it.row, s.slot, it.head, pp, nn});
-            e.store(e.fma(s.carry, prev, v), s.slots,
-                    {it.row, s.nextSlot, it.head, pp, nn});
-            return;
-          }
-          int64_t width = cast<VectorType>(v.getType()).getNumElements();
-          Value prev = e.toF32Vector(
-              e.loadVector(s.slots, {it.row, s.slot, it.head, pp, nn}, width));
-          e.storeVector(
-              math::FmaOp::create(e.b, e.splat(s.carry, width), prev, v),
-              s.slots, {it.row, s.nextSlot, it.head, pp, nn});
-          if (it.sState)
-            e.storeVector(prev, it.sState, residentStateAt(f, rr, nn));
-        });
-      });
+  chunkStateProduct(f, it, shared, awaitTurn, [&](Value rr, Value nn, Value v) {
+    e.ifThen(it.place.used, [&] {
+      if (!f.config.stateVectors) {
+        Value prev = e.loadF32(s.slots, s.at(e, it, s.slot, rr, nn));
+        e.store(e.fma(s.carry, prev, v), s.slots,
+                s.at(e, it, s.nextSlot, rr, nn));
+        return;
+      }
+      int64_t width = cast<VectorType>(v.getType()).getNumElements();
+      Value prev = e.toF32Vector(
+          e.loadVector(s.slots, s.at(e, it, s.slot, rr, nn), width));
+      e.storeVector(math::FmaOp::create(e.b, e.splat(s.carry, width), prev, v),
+                    s.slots, s.at(e, it, s.nextSlot, rr, nn));
+      if (it.sState)
+        e.storeVector(prev, it.sState, residentStateAt(f, rr, nn));
+    });
+  });
 }
 
 /// The fold on the vector path, software-pipelined: slot(c)'s vectors are
@@ -85,16 +87,13 @@ void foldVectorsUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
   Emitter &e = f.e;
   TileMatmul mm = stagedChunkState(f, it, shared);
   awaitTurn();
-  auto at = [&](Value slot, Value rr, Value nn) -> SmallVector<Value> {
-    return {it.row, slot, it.head, e.add(it.p0, rr), nn};
-  };
   e.ifThen(it.place.used, [&] {
     SmallVector<std::pair<Value, Value>> owned = mm.threadOutputVectors();
     SmallVector<Value> prev;
     auto loadNext = [&] {
       auto [rr, nn] = owned[prev.size()];
       prev.push_back(e.toF32Vector(
-          e.loadVector(s.slots, at(s.slot, rr, nn), kVectorWidth)));
+          e.loadVector(s.slots, s.at(e, it, s.slot, rr, nn), kVectorWidth)));
     };
     size_t ahead = static_cast<size_t>(f.config.foldLoadsAhead);
     while (prev.size() < std::min(ahead, owned.size()))
@@ -104,7 +103,7 @@ void foldVectorsUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
       auto [rr, nn] = place;
       Value chunkState = mm.loadOutputVector(rr, nn);
       e.storeVector(math::FmaOp::create(e.b, carries, prev[i], chunkState),
-                    s.slots, at(s.nextSlot, rr, nn));
+                    s.slots, s.at(e, it, s.nextSlot, rr, nn));
       if (it.sState)
         e.storeVector(prev[i], it.sState, residentStateAt(f, rr, nn));
       if (prev.size() < owned.size())
