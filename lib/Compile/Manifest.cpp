@@ -130,7 +130,7 @@ static JsonValue compilerJson(const LayerSpec &spec,
       opts.add("profile", JsonValue::makeBool(true));
     if (options.cluster > 1)
       opts.add("cluster", JsonValue::makeInteger(options.cluster));
-    if (options.foldLoadsAhead > 1)
+    if (options.foldLoadsAhead > 0)
       opts.add("fold_loads_ahead",
                JsonValue::makeInteger(options.foldLoadsAhead));
   }

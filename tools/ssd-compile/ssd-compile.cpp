@@ -146,7 +146,8 @@ cl::opt<int64_t>
 cl::opt<int64_t> foldLoadsAhead(
     "fold-loads-ahead",
     cl::desc("fused only: how many 8-column vectors a thread of the turn "
-             "chain's fold loads ahead of its stores, 1 (default) to 8"),
+             "chain's fold loads ahead of its stores, 1 to 8 (default: 2 "
+             "with fp16 states, 1 with fp32)"),
     cl::value_desc("N"), cl::cat(category));
 
 cl::opt<bool> profile(

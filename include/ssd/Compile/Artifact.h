@@ -40,7 +40,7 @@ struct CompileOptions {
   /// pipeline's default (1).
   int64_t cluster = 0;
   /// The fused kernel's fold-loads-ahead (1 to 8); 0: the pipeline's
-  /// default (1).
+  /// default for the state dtype (2 with f16 states, 1 with f32).
   int64_t foldLoadsAhead = 0;
   /// The fused kernel records its chain items' phase clocks in the
   /// `chain_profile` workspace (a diagnostic build; state-chain chunk).

@@ -135,10 +135,11 @@ def ConvertSSDFusedToGPU
            "from L2 once, multicast into both blocks' shared memory; the "
            "kernel carries .reqnctapercluster)">,
     Option<"foldLoadsAhead", "fold-loads-ahead", "int64_t",
-           /*default=*/"1",
+           /*default=*/"0",
            "How far the turn chain's fold runs its loads of slot(c) ahead of "
            "its stores into slot(c + 1), in 8-column vectors a thread, 1 to "
-           "8: 1 (the default) waits a round trip to L2 per vector; more "
+           "8, or 0 (the default) for the state dtype's: 1 with f32 states "
+           "(a round trip to L2 per vector), 2 with f16 ones. More "
            "overlap the round trips, and leave more stores to drain at the "
            "release (vector path, state-chain chunk or auto's turn kernel)">,
     Option<"profile", "profile", "bool", /*default=*/"false",

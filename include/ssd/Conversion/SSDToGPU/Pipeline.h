@@ -54,7 +54,7 @@ struct FusedKernelOptions {
   std::string copy = "auto";       // auto, cp.async or tma
   bool profile = false;            // the chain items' phase clocks
   int64_t cluster = 1;             // blocks of a thread block cluster
-  int64_t foldLoadsAhead = 1;      // the turn chain fold's loads ahead
+  int64_t foldLoadsAhead = 0;      // the turn chain fold's loads ahead (0: by state dtype)
 };
 
 /// Appends ssd-decompose, ssd-fuse, convert-ssd-fused-to-gpu (one

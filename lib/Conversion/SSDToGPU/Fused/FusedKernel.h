@@ -74,8 +74,9 @@ struct FusedPlan {
   /// Blocks of a thread block cluster, as asked (cluster=); checked by
   /// clusterUnsupported.
   int64_t cluster = 1;
-  /// The turn chain's fold's loads ahead of its stores (fold-loads-ahead=).
-  int64_t foldLoadsAhead = 1;
+  /// The turn chain's fold's loads ahead of its stores (fold-loads-ahead=;
+  /// 0: by the state dtype, KernelConfig).
+  int64_t foldLoadsAhead = 0;
 };
 
 /// Tokens a segment holds at most (its chunk-state weights are staged in

@@ -73,9 +73,9 @@ struct ConvertSSDFusedToGPUPass
                          << chip << "'";
       return signalPassFailure();
     }
-    if (foldLoadsAhead < 1 || foldLoadsAhead > fused::kMaxFoldLoadsAhead) {
+    if (foldLoadsAhead < 0 || foldLoadsAhead > fused::kMaxFoldLoadsAhead) {
       module.emitError() << "convert-ssd-fused-to-gpu: fold-loads-ahead must "
-                            "be 1 to "
+                            "be 0 (by the state dtype) or 1 to "
                          << fused::kMaxFoldLoadsAhead << ", got "
                          << static_cast<int64_t>(foldLoadsAhead);
       return signalPassFailure();

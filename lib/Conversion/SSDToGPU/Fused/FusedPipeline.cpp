@@ -51,8 +51,9 @@ struct FusedPipelineCLOptions
   Option<int64_t> foldLoadsAhead{
       *this, "fold-loads-ahead",
       llvm::cl::desc("8-column vectors a thread of the turn chain's fold "
-                     "loads ahead of its stores, 1 to 8"),
-      llvm::cl::init(1)};
+                     "loads ahead of its stores, 1 to 8; 0: by the state "
+                     "dtype (2 for f16, 1 for f32)"),
+      llvm::cl::init(0)};
   Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("Record the clock at the phase boundaries of every "

@@ -169,7 +169,12 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.productBufferBytes = bufferBytes(raw);
   c.profile = plan.profile;
   c.cluster = plan.cluster;
-  c.foldLoadsAhead = plan.foldLoadsAhead;
+  // By default: two vectors ahead with fp16 states, one with fp32 (two was
+  // 2-3% faster with fp16 slots at b1 128K and b8 16K on the H200, and 1-2%
+  // slower with fp32 ones; bench/NOTES-fused-gpu.md).
+  c.foldLoadsAhead = plan.foldLoadsAhead > 0 ? plan.foldLoadsAhead
+                     : p.stateType.isF16()  ? 2
+                                            : 1;
   if (c.lookBack())
     c.lookBackPatience = kLookBackPatience;
   // Step c writes slot c + 1 after its turn, when step c - 1, the last
