@@ -58,23 +58,18 @@
 // CHECK-NEXT: memref.extract_strided_metadata
 // CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic
 // The chain item copies the chunk's x and B rows with cp.async (16 bytes,
-// zero-filled past the chunk) before it waits for the chunk's cumsum.
+// zero-filled past the chunk) before it waits for the chunk's cumsum and CB.
 // CHECK: memref.extract_aligned_pointer_as_index %[[XROWS]]
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}}
 // CHECK: memref.extract_aligned_pointer_as_index %[[BCROWS]]
 // CHECK: nvvm.cp.async.shared.global
 // CHECK: nvvm.cp.async.commit.group
-// Waits: one acquire load by thread 32 of the chunk's CB counter (only the
-// scan reads CB: the item waits for it there, and only if this read found
-// it unpublished), an acquire spin by thread 0 (the chunk's cumsum) at the
-// same time, then a barrier and no fence.
+// Waits: an acquire spin by thread 0 (the chunk's cumsum) and one by
+// thread 32 (its CB) at the same time, then a barrier and no fence.
+// CHECK: arith.cmpi eq, %{{.*}}, %c0
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
 // CHECK: arith.cmpi eq, %{{.*}}, %c32
 // CHECK-NEXT: scf.if
-// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
-// CHECK-NOT: scf.while
-// CHECK: memref.store
-// CHECK: arith.cmpi eq, %{{.*}}, %c0
-// CHECK: scf.while
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
 // CHECK-NOT: llvm.fence
 // CHECK: gpu.barrier

@@ -10,16 +10,6 @@
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=segment" | FileCheck %s --check-prefix=TILE
 
 // F32: ssd.kernel_config = {{{.*}}operands = "tma", p_block = 64 : i64, shared_memory = 103952 : i64
-// At the item's start, beside thread 0's wait for the chunk's cumsum,
-// thread 32 reads the chunk's CB counter once and leaves it in the ticket's
-// slot; after the wait's barrier every thread reads whether CB was late.
-// F32: nvvm.mbarrier.arrive.expect_tx
-// F32: arith.cmpi eq, %{{.*}}, %c32
-// F32: llvm.load %{{.*}} atomic syncscope("device") acquire
-// F32: memref.store %{{.*}}, %[[SEEN:.*]][%{{.*}}] : memref<1xi64, #gpu.address_space<workgroup>>
-// F32: gpu.barrier
-// F32: memref.load %[[SEEN]]
-// F32: %[[CB_LATE:.*]] = arith.cmpi slt
 // Under the turn (after C's copy starts, 32768 bytes): slot(c) in, slot(c
 // + 1) out, 8 f32 at a time, and the state left in shared memory in bf16.
 // F32: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
@@ -31,17 +21,9 @@
 // F32-NEXT: vector.store {{.*}} : memref<1x64x136xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // F32: llvm.fence syncscope("device") acq_rel
 // F32: llvm.store {{.*}} atomic syncscope("device") monotonic
-// The chunk's CB, read first by the scan, is awaited there only where
-// thread 32 did not find it published when the item started (a branch the
-// whole block takes alike, on the flag it stored in shared memory then).
-// Otherwise no barrier between the release and the scan's products: each
-// thread computes the row scales of its own rows, and C's rows are awaited
-// on their mbarrier, so the other warps' products overlap thread 0's fence.
-// F32: scf.if %[[CB_LATE]] {
-// F32: arith.cmpi eq, %{{.*}}, %c32
-// F32: llvm.load %{{.*}} atomic syncscope("device") acquire
-// F32: gpu.barrier
-// F32-NEXT: }
+// No barrier between the release and the scan's products: each thread
+// computes the row scales of its own rows, and C's rows are awaited on
+// their mbarrier, so the other warps' products overlap thread 0's fence.
 // F32-NOT: gpu.barrier
 // F32: nvvm.mbarrier.try_wait.parity
 // F32-NOT: gpu.barrier

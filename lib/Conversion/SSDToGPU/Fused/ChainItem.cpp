@@ -5,9 +5,8 @@
 //   0. with raw operands (KernelConfig::rawOperands), starts copies of the
 //      chunk's x and B rows into shared memory, where the products read
 //      them; C's rows follow into B's buffer during the turn wait (3);
-//   1. waits for the chunk's cumsum (acquire; its CB only before step 4),
-//      stages dA_cumsum and dt of (b, h, c) and the chunk-state weights in
-//      shared memory;
+//   1. waits for the chunk's cumsum and CB (acquire), stages dA_cumsum and
+//      dt of (b, h, c) and the chunk-state weights in shared memory;
 //   2. chunk state: S = sum_l (x_l w_l) B_l^T on the tensor cores;
 //   3. state passing: waits until turn[b,h,pb] = c + 1, then
 //      slot(c) + 1 <- carry * slot(c) + S in fp32, and turn <- c + 2;
@@ -153,7 +152,7 @@ void emitChainItem(FusedBuild &f, Value index) {
   const KernelConfig &config = f.config;
   if (config.rawOperands())
     copyChunkXB(f, it);
-  waitForCumsumPeekCB(f, it);
+  waitForChunks(f, it.row, it.c, e.add(it.c, 1), /*cumsum=*/true, it.group);
   profileStamp(f, ChainPhase::CountersAwaited);
   stageChunk(f, it);
   profileStamp(f, ChainPhase::Staged);
@@ -167,7 +166,6 @@ void emitChainItem(FusedBuild &f, Value index) {
   walkStateChain(
       f, [&] { foldByLookBack(f, it, shared); },
       [&] { foldUnderTurn(f, it, shared); });
-  awaitChunkCB(f, it);
   chunkScan(f, it, shared);
   profileFinish(f, it);
 }

@@ -285,41 +285,6 @@ void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
   e.barrier();
 }
 
-/// The counter of CB(row, c, group).
-static Value cbCounter(FusedBuild &f, const ChainItem &it) {
-  Emitter &e = f.e;
-  Value chunk = e.add(e.mul(it.row, f.numChunks), it.c);
-  return counterPointer(e, f.arg("cb_ready"),
-                        e.add(e.mul(chunk, f.p.groups), it.group));
-}
-
-void waitForCumsumPeekCB(FusedBuild &f, ChainItem &it) {
-  Emitter &e = f.e;
-  ImplicitLocOpBuilder &b = e.b;
-  // The ticket's slot: every thread read the ticket before the loop top's
-  // last barrier, and stageChunk's barrier orders the reads below before
-  // the slot's next write (a look-back's broadcast).
-  Value seen = f.broadcastSlot;
-  e.ifThen(e.eq(e.threadId(), e.idx(32)), [&] {
-    Value v = loadAcquire(e, cbCounter(f, it));
-    memref::StoreOp::create(b, arith::IndexCastOp::create(b, b.getI64Type(), v),
-                            seen, ValueRange{e.idx(0)});
-  });
-  waitForChunks(f, it.row, it.c, e.add(it.c, 1), /*cumsum=*/true, Value());
-  it.cbLate =
-      e.lt(e.toIndex(memref::LoadOp::create(b, seen, ValueRange{e.idx(0)})),
-           e.idx(1));
-}
-
-void awaitChunkCB(FusedBuild &f, const ChainItem &it) {
-  Emitter &e = f.e;
-  e.ifThen(it.cbLate, [&] {
-    e.ifThen(e.eq(e.threadId(), e.idx(32)),
-             [&] { spinUntilAtLeast(e, cbCounter(f, it), e.idx(1)); });
-    e.barrier();
-  });
-}
-
 void stageChunk(FusedBuild &f, ChainItem &it) {
   Emitter &e = f.e;
   const SSDProblem &p = f.p;

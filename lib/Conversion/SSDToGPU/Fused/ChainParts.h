@@ -41,9 +41,6 @@ struct ChainItem {
   /// [dstate / 64][Q][64] in the 128-byte swizzle (`swizzled`).
   Value sX, sBC;
   bool swizzled = false;
-  /// i1, the same in every thread: the chunk's CB was not yet published
-  /// when the item started (waitForCumsumPeekCB); awaitChunkCB waits for it.
-  Value cbLate;
 };
 
 /// Decodes a chain item index, (row group, step, row in the group, head, pb)
@@ -89,17 +86,6 @@ llvm::SmallVector<Value> residentStateAt(FusedBuild &f, Value rr, Value nn);
 /// `cbGroup` (when given); then the block reads what those items published.
 void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
                    bool cumsum, Value cbGroup);
-
-/// The chain item's wait for its chunk's cumsum (thread 0), while thread 32
-/// reads the chunk's CB counter once: only the chunk scan reads CB, so the
-/// chunk state, the fold and the release need not wait for it. Sets
-/// it.cbLate. On short sequences the first chain items start beside their
-/// chunks' bmm items; on long ones CB is published long before.
-void waitForCumsumPeekCB(FusedBuild &f, ChainItem &it);
-/// Before the chunk scan: where it.cbLate, thread 32 waits for the chunk's
-/// CB (acquire) and the block meets; otherwise nothing (the first read was
-/// the acquire, and the waits' barriers since then order the block's reads).
-void awaitChunkCB(FusedBuild &f, const ChainItem &it);
 
 /// Shared dA_cumsum, dt and the chunk-state weights of chunk `it.c`
 /// (buffers allocated on first use, kept in `it`).

@@ -269,24 +269,15 @@ void emitBmmItem(FusedBuild &f, Value index) {
   Value rest = e.div(index, e.idx(p.groups));
   Value c = e.rem(rest, f.numChunks), row = e.div(rest, f.numChunks);
   CBTile t{row, group, c, placeChunk(f, c).range};
-  Value cMat = f.arg("C"), bMat = f.arg("B"), cb = f.arg("CB");
-  // 16-byte row fills and stores where the layer allows, as the unfused bmm
-  // kernel: the first chain items of every chunk wait for this item, which
-  // is on the critical path of short sequences.
-  bool vectors = mm.usesMma() && p.state % kVectorWidth == 0;
-  bool vectorStores = vectors && !f.has("seq_idx") &&
-                      edge % kVectorWidth == 0 && p.chunk % edge == 0;
+  Value cMat = f.arg("C"), bMat = f.arg("B");
   e.forLoop(e.idx(0), e.idx(tiles * tiles), e.idx(1), [&](Value tile) {
     Value ti = e.div(tile, e.idx(tiles)), tj = e.rem(tile, e.idx(tiles));
     e.ifThen(e.le(tj, ti), [&] {
       Value i0 = e.mul(ti, edge), j0 = e.mul(tj, edge);
       SmallVector<Value> acc = mm.accumulate(
-          mm.zero(), e.idx(0), e.idx(p.state), cbRows(e, t, cMat, i0, vectors),
-          cbRows(e, t, bMat, j0, vectors));
-      if (vectorStores)
-        return mm.epilogueVector(acc, [&](Value ri, Value cj, Value v) {
-          e.storeVector(v, cb, {row, c, group, e.add(i0, ri), e.add(j0, cj)});
-        });
+          mm.zero(), e.idx(0), e.idx(p.state),
+          cbRows(e, t, cMat, i0, /*vectors=*/false),
+          cbRows(e, t, bMat, j0, /*vectors=*/false));
       mm.epilogue(acc, [&](Value ri, Value cj, Value v) {
         Value i = e.add(i0, ri), j = e.add(j0, cj);
         e.ifThen(e.andi(e.lt(i, e.idx(p.chunk)), e.lt(j, e.idx(p.chunk))),
