@@ -187,9 +187,6 @@ void emitFinalItem(FusedBuild &f, Value index) {
 // cumsum (b, c): dt_out and dA_cumsum of one chunk, every head
 //===----------------------------------------------------------------------===//
 
-/// Heads a warp of the cumsum item loads together before scanning them.
-static constexpr int64_t kCumsumHeadsAtOnce = 2;
-
 /// Inclusive prefix sum of `v` over the lanes of a warp (five shuffles).
 static Value warpInclusiveScan(Emitter &e, Value v) {
   Value lane = e.laneId();
@@ -222,64 +219,37 @@ void emitCumsumItem(FusedBuild &f, Value index) {
   Value dt = f.arg("dt"), dtOut = f.arg("dt_out"), dA = f.arg("dA_cumsum");
   // Warp w scans heads w, w + 8, ...: lane l holds positions l, l + 32, ...
   // of the chunk; every 32-position segment is a warp scan, carried into
-  // the next. The warp takes its heads kCumsumHeadsAtOnce at a time, every
-  // dt load of those heads issued before their scans: the first chain
-  // items of each chunk wait for this item, and one head at a time it was
-  // a round trip to memory per head (10 a warp at 80 heads).
+  // the next. All of a head's dt loads are issued before its scans.
   constexpr int64_t kWarpsPerBlock = kThreads / 32;
   int64_t segments = (p.chunk + 31) / 32;
-  int64_t perWarp = (p.heads + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  int64_t atOnce = std::min(kCumsumHeadsAtOnce, perWarp);
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
-  e.forLoop(
-      warp, e.idx(p.heads), e.idx(kWarpsPerBlock * atOnce), [&](Value h0) {
-        struct Head {
-          Value live, a;
-          SmallVector<Value> pos, vals;
-        };
-        SmallVector<Head> heads(atOnce);
-        for (auto [k, head] : llvm::enumerate(heads)) {
-          Value h = e.add(h0, e.idx(kWarpsPerBlock * static_cast<int64_t>(k)));
-          // A head past the layer's (the last batch) loads head 0's values and
-          // stores nothing; the whole warp takes the same branch.
-          head.live = e.lt(h, e.idx(p.heads));
-          h = e.select(head.live, h, e.idx(0));
-          head.a = e.loadF32(f.arg("A"), {h});
-          Value bias =
-              f.has("dt_bias") ? e.loadF32(f.arg("dt_bias"), {h}) : Value();
-          for (int64_t s = 0; s < segments; ++s) {
-            Value q = e.add(lane, e.idx(32 * s));
-            Value v = processDt(e, p, e.loadF32(dt, {row, tokenAt(e, r, q), h}),
-                                bias);
-            head.pos.push_back(q);
-            head.vals.push_back(e.select(e.lt(q, r.len), v, e.f32(0.0)));
-          }
-        }
-        for (auto [k, head] : llvm::enumerate(heads)) {
-          Value h = e.add(h0, e.idx(kWarpsPerBlock * static_cast<int64_t>(k)));
-          Value carry = e.f32(0.0);
-          SmallVector<Value> sums;
-          for (int64_t s = 0; s < segments; ++s) {
-            sums.push_back(e.addf(
-                carry, warpInclusiveScan(e, e.mulf(head.a, head.vals[s]))));
-            if (s + 1 < segments)
-              carry = warpBroadcast(e, sums.back(), 31);
-          }
-          e.ifThen(head.live, [&] {
-            for (int64_t s = 0; s < segments; ++s) {
-              auto store = [&] {
-                e.store(head.vals[s], dtOut, {row, h, c, head.pos[s]});
-                e.store(sums[s], dA, {row, h, c, head.pos[s]});
-              };
-              if (32 * (s + 1) <= p.chunk)
-                store();
-              else
-                e.ifThen(e.lt(head.pos[s], e.idx(p.chunk)), store);
-            }
-          });
-        }
-      });
+  e.forLoop(warp, e.idx(p.heads), e.idx(kWarpsPerBlock), [&](Value h) {
+    Value a = e.loadF32(f.arg("A"), {h});
+    Value bias = f.has("dt_bias") ? e.loadF32(f.arg("dt_bias"), {h}) : Value();
+    SmallVector<Value> pos, vals;
+    for (int64_t s = 0; s < segments; ++s) {
+      Value q = e.add(lane, e.idx(32 * s));
+      Value v =
+          processDt(e, p, e.loadF32(dt, {row, tokenAt(e, r, q), h}), bias);
+      pos.push_back(q);
+      vals.push_back(e.select(e.lt(q, r.len), v, e.f32(0.0)));
+    }
+    Value carry = e.f32(0.0);
+    for (int64_t s = 0; s < segments; ++s) {
+      Value sum = e.addf(carry, warpInclusiveScan(e, e.mulf(a, vals[s])));
+      auto store = [&] {
+        e.store(vals[s], dtOut, {row, h, c, pos[s]});
+        e.store(sum, dA, {row, h, c, pos[s]});
+      };
+      if (32 * (s + 1) <= p.chunk)
+        store();
+      else
+        e.ifThen(e.lt(pos[s], e.idx(p.chunk)), store);
+      if (s + 1 < segments)
+        carry = warpBroadcast(e, sum, 31);
+    }
+  });
   blockRelease(e, f.arg("cumsum_ready"), index, e.idx(1));
 }
 
