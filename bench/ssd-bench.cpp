@@ -3,7 +3,7 @@
 //   ssd-bench --run ARTIFACT:B:L [--run ...] [--warmup N] [--iters N]
 //             [--rounds R] [--check-heads K] [--check-tokens T] [--what NAME]
 //             [--commit HASH] [--results-dir DIR | --json FILE]
-//             [--profile DIR]
+//             [--profile DIR] [--timing graph|direct]
 //
 // With --rounds R > 1 every run is prepared first and then timed once per
 // round, the runs taking turns, so that a drift of the machine (clocks,
@@ -13,7 +13,12 @@
 //
 // For each run: generated inputs in the artifact's types (several input and
 // output sets, rotated, where one set fits in L2), device time per call with
-// CUDA events (median of --iters after --warmup), per kernel (each kernel
+// CUDA events (median of --iters after --warmup; with --timing graph, the
+// default, each call is the replay of a CUDA graph holding the launch's
+// device work, the workspace zeroing included, as the torch anchors of
+// bench/anchors are timed; with --timing direct each call is
+// Artifact::launch between the events, so the device also waits for the
+// host's work after the zeroing), per kernel (each kernel
 // launched alone, in order, on the same workspace) and in total, a sampled
 // check against the independent reference (K heads of the last batch row
 // over the first T tokens; T = 0 checks the whole sequence and the final
@@ -44,6 +49,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -66,6 +72,7 @@ struct Options {
   std::string what = "unfused", commit = "unknown", resultsDir = "bench/results",
               json, profileDir;
   uint64_t seed = 1;
+  bool graphTiming = true; // --timing graph (default) or direct
 };
 
 /// H200 L2 is 50 MB: rotate sets until the working set is well beyond it.
@@ -78,7 +85,7 @@ int usage(const std::string &error) {
                "[--iters N] [--rounds R] [--check-heads K] [--check-tokens T] "
                "[--what NAME] "
                "[--commit HASH] [--results-dir DIR | --json FILE] "
-               "[--profile DIR] [--row-pad N]\n";
+               "[--profile DIR] [--row-pad N] [--timing graph|direct]\n";
   return 2;
 }
 
@@ -122,9 +129,11 @@ Expected<rt::Artifact> kernelOnly(const std::string &dir, size_t index) {
                                   dir + "#" + std::to_string(index));
 }
 
-/// Times `launch` `iters` times after `warmup` calls; median ms.
+/// Times `launch` `iters` times after `warmup` calls, the events on
+/// `stream`; median ms.
 template <typename F>
-Expected<double> timeIt(int warmup, int iters, F &&launch) {
+Expected<double> timeIt(int warmup, int iters, F &&launch,
+                        void *stream = nullptr) {
   rt::EventTimer timer;
   SSD_RT_RETURN_IF_ERROR(timer.init());
   for (int i = 0; i < warmup; ++i)
@@ -132,9 +141,9 @@ Expected<double> timeIt(int warmup, int iters, F &&launch) {
   SSD_RT_RETURN_IF_ERROR(rt::deviceSynchronize());
   std::vector<double> ms;
   for (int i = 0; i < iters; ++i) {
-    SSD_RT_RETURN_IF_ERROR(timer.start());
+    SSD_RT_RETURN_IF_ERROR(timer.start(stream));
     SSD_RT_RETURN_IF_ERROR(launch(i));
-    SSD_RT_RETURN_IF_ERROR(timer.stop());
+    SSD_RT_RETURN_IF_ERROR(timer.stop(stream));
     Expected<float> t = timer.elapsedMs();
     if (!t.ok())
       return t.status();
@@ -218,6 +227,9 @@ struct Prepared {
   double bytes = 0, flops = 0;
   /// The median of each round's --iters launches.
   std::vector<double> roundMs;
+  /// With --timing graph: one graph per input set, recorded at the first
+  /// round.
+  std::unique_ptr<rt::GraphReplay> graphs;
 };
 
 Expected<Prepared> prepare(const Run &run, const Options &o) {
@@ -252,9 +264,27 @@ Expected<Prepared> prepare(const Run &run, const Options &o) {
 /// input sets.
 Status timeRound(Prepared &p, const Options &o) {
   size_t sets = p.problems.size();
-  Expected<double> total = timeIt(o.warmup, o.iters, [&](int i) {
-    return p.artifact.launch(p.problems[i % sets].args, nullptr, p.workspace);
-  });
+  if (!o.graphTiming) {
+    Expected<double> total = timeIt(o.warmup, o.iters, [&](int i) {
+      return p.artifact.launch(p.problems[i % sets].args, nullptr, p.workspace);
+    });
+    if (!total.ok())
+      return total.status();
+    p.roundMs.push_back(*total);
+    return Status::success();
+  }
+  if (!p.graphs) {
+    auto graphs = std::make_unique<rt::GraphReplay>();
+    SSD_RT_RETURN_IF_ERROR(graphs->init());
+    for (size_t s = 0; s < sets; ++s)
+      SSD_RT_RETURN_IF_ERROR(graphs->record([&](void *stream) {
+        return p.artifact.launch(p.problems[s].args, stream, p.workspace);
+      }));
+    p.graphs = std::move(graphs);
+  }
+  Expected<double> total = timeIt(
+      o.warmup, o.iters, [&](int i) { return p.graphs->replay(i % sets); },
+      p.graphs->stream());
   if (!total.ok())
     return total.status();
   p.roundMs.push_back(*total);
@@ -361,9 +391,10 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
   std::printf("\n");
   std::fflush(stdout);
   std::ostringstream row;
-  row << "{\"strategy\": " << jsonString(m.compiler.options.find("strategy")
-                                              ? m.compiler.options.find("strategy")->string
-                                              : "unfused")
+  row << "{\"strategy\": "
+      << jsonString(m.compiler.options.find("strategy")
+                        ? m.compiler.options.find("strategy")->string
+                        : "unfused")
       << ", \"state_chain\": "
       << jsonString(m.compiler.options.find("state_chain")
                         ? m.compiler.options.find("state_chain")->string
@@ -373,10 +404,10 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
       << ", \"batch\": " << run.batch << ", \"seqlen\": " << run.seqlen
       << ", \"nheads\": " << k.nheads << ", \"headdim\": " << k.headdim
       << ", \"dstate\": " << k.dstate << ", \"ngroups\": " << k.ngroups
-      << ", \"chunk_size\": " << k.chunkSize << ", \"dtype\": "
-      << jsonString(rt::dtypeName(k.dtype)) << ", \"state_dtype\": "
-      << jsonString(rt::dtypeName(k.stateDtype)) << ", \"ms\": " << num(ms)
-      << ", \"max_rel_err\": " << num(err)
+      << ", \"chunk_size\": " << k.chunkSize
+      << ", \"dtype\": " << jsonString(rt::dtypeName(k.dtype))
+      << ", \"state_dtype\": " << jsonString(rt::dtypeName(k.stateDtype))
+      << ", \"ms\": " << num(ms) << ", \"max_rel_err\": " << num(err)
       << ", \"tflops\": " << num(flops / ms / 1e9)
       << ", \"gbps\": " << num(bytes / ms / 1e6) << ", \"kernels_ms\": {"
       << kernels << "}, \"min_bytes\": " << num(bytes)
@@ -386,6 +417,7 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
       << ", \"warmup\": " << o.warmup << ", \"iters\": " << o.iters
       << ", \"check_heads\": " << o.checkHeads
       << ", \"check_tokens\": " << o.checkTokens
+      << ", \"timing\": " << jsonString(o.graphTiming ? "graph" : "direct")
       << ", \"row_pad\": " << o.rowPad;
   if (!profile.empty())
     row << ", \"chain_profile\": " << jsonString(profile);
@@ -409,6 +441,11 @@ int main(int argc, char **argv) {
       if (r.batch <= 0 || r.seqlen <= 0)
         return usage("--run: bad B or L in '" + v + "'");
       o.runs.push_back(r);
+    } else if (a == "--timing") {
+      std::string v = value();
+      if (v != "graph" && v != "direct")
+        return usage("--timing: expected graph or direct, got '" + v + "'");
+      o.graphTiming = v == "graph";
     } else if (a == "--warmup") {
       o.warmup = std::atoi(value().c_str());
     } else if (a == "--iters") {

@@ -33,6 +33,15 @@ struct DeviceApi {
   CUresult (*cuEventRecord)(EventHandle, CUstream);
   CUresult (*cuEventSynchronize)(EventHandle);
   CUresult (*cuEventElapsedTime)(float *, EventHandle, EventHandle);
+  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuStreamBeginCapture)(CUstream, CUstreamCaptureMode);
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph,
+                                          unsigned long long);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
 };
 
 template <typename Fn>
@@ -75,6 +84,14 @@ Expected<const DeviceApi *> api() {
     get("cuEventRecord", table.cuEventRecord);
     get("cuEventSynchronize", table.cuEventSynchronize);
     get("cuEventElapsedTime", table.cuEventElapsedTime);
+    get("cuStreamCreate", table.cuStreamCreate);
+    get("cuStreamDestroy_v2", table.cuStreamDestroy);
+    get("cuStreamBeginCapture_v2", table.cuStreamBeginCapture);
+    get("cuStreamEndCapture", table.cuStreamEndCapture);
+    get("cuGraphInstantiateWithFlags", table.cuGraphInstantiateWithFlags);
+    get("cuGraphLaunch", table.cuGraphLaunch);
+    get("cuGraphExecDestroy", table.cuGraphExecDestroy);
+    get("cuGraphDestroy", table.cuGraphDestroy);
     failure = s;
   });
   if (!failure.ok())
@@ -220,4 +237,70 @@ Expected<float> EventTimer::elapsedMs() {
   if (!s.ok())
     return s;
   return ms;
+}
+
+GraphReplay::GraphReplay() = default;
+
+GraphReplay::~GraphReplay() {
+  for (void *x : execs)
+    (void)call("cuGraphExecDestroy", [&](const DeviceApi &a) {
+      return a.cuGraphExecDestroy(static_cast<CUgraphExec>(x));
+    });
+  for (void *g : graphs)
+    (void)call("cuGraphDestroy", [&](const DeviceApi &a) {
+      return a.cuGraphDestroy(static_cast<CUgraph>(g));
+    });
+  if (streamHandle)
+    (void)call("cuStreamDestroy", [&](const DeviceApi &a) {
+      return a.cuStreamDestroy(static_cast<CUstream>(streamHandle));
+    });
+}
+
+Status GraphReplay::init() {
+  if (streamHandle)
+    return Status::success();
+  // Capture needs a stream other than the legacy default one.
+  return call("cuStreamCreate", [&](const DeviceApi &a) {
+    CUstream s = nullptr;
+    CUresult r = a.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+    streamHandle = s;
+    return r;
+  });
+}
+
+Status GraphReplay::record(const std::function<Status(void *stream)> &enqueue) {
+  if (!streamHandle)
+    return Status::error("GraphReplay::record before init");
+  CUstream s = static_cast<CUstream>(streamHandle);
+  SSD_RT_RETURN_IF_ERROR(call("cuStreamBeginCapture", [&](const DeviceApi &a) {
+    return a.cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  }));
+  Status enqueued = enqueue(streamHandle);
+  // End the capture whatever happened, so that the stream stays usable.
+  CUgraph graph = nullptr;
+  Status ended = call("cuStreamEndCapture", [&](const DeviceApi &a) {
+    return a.cuStreamEndCapture(s, &graph);
+  });
+  if (graph)
+    graphs.push_back(graph);
+  if (!enqueued.ok())
+    return enqueued.withContext("recording a graph");
+  SSD_RT_RETURN_IF_ERROR(ended);
+  CUgraphExec exec = nullptr;
+  SSD_RT_RETURN_IF_ERROR(
+      call("cuGraphInstantiateWithFlags", [&](const DeviceApi &a) {
+        return a.cuGraphInstantiateWithFlags(&exec, graph, 0);
+      }));
+  execs.push_back(exec);
+  return Status::success();
+}
+
+Status GraphReplay::replay(size_t i) {
+  if (i >= execs.size())
+    return Status::error("GraphReplay::replay: no graph " + std::to_string(i) +
+                         " (" + std::to_string(execs.size()) + " recorded)");
+  return call("cuGraphLaunch", [&](const DeviceApi &a) {
+    return a.cuGraphLaunch(static_cast<CUgraphExec>(execs[i]),
+                           static_cast<CUstream>(streamHandle));
+  });
 }

@@ -15,7 +15,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace ssd::rt {
 
@@ -84,6 +86,31 @@ public:
 private:
   void *begin = nullptr;
   void *end = nullptr;
+};
+
+/// Work recorded once on a stream of its own and replayed as CUDA graphs:
+/// each replay runs a call's work (workspace zeroing, descriptor copies,
+/// kernels) back to back on the device, without the host's launch work in
+/// between, as a framework replaying a captured model does.
+class GraphReplay {
+public:
+  GraphReplay();
+  ~GraphReplay();
+  GraphReplay(const GraphReplay &) = delete;
+  GraphReplay &operator=(const GraphReplay &) = delete;
+
+  /// Creates the stream (once); call before record().
+  Status init();
+  void *stream() const { return streamHandle; }
+  /// Captures what `enqueue` puts on stream() as graph number size().
+  Status record(const std::function<Status(void *stream)> &enqueue);
+  size_t size() const { return execs.size(); }
+  /// Launches graph `i` on stream().
+  Status replay(size_t i);
+
+private:
+  void *streamHandle = nullptr;
+  std::vector<void *> graphs, execs;
 };
 
 } // namespace ssd::rt
