@@ -9,6 +9,7 @@
 #include "Driver.h"
 #include "TestManifest.h"
 #include "ssd-c/Runtime.h"
+#include "ssd/Runtime/Device.h"
 #include "ssd/Runtime/Runtime.h"
 
 #include <gtest/gtest.h>
@@ -95,6 +96,27 @@ TEST(Driver, NotFoundIsReportedByEveryEntryPoint) {
   Expected<DeviceInfo> dev = currentDevice();
   ASSERT_FALSE(dev.ok());
   EXPECT_EQ(dev.message(), s.message());
+}
+
+TEST(GraphReplay, MisuseAndAMissingDriverAreErrors) {
+  ASSERT_TRUE(driverHidden);
+  GraphReplay g;
+  EXPECT_EQ(g.size(), 0u);
+  bool enqueued = false;
+  Status s = g.record([&](void *) {
+    enqueued = true;
+    return Status::success();
+  });
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "GraphReplay::record before init");
+  EXPECT_FALSE(enqueued);
+  Status r = g.replay(0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "GraphReplay::replay: no graph 0 (0 recorded)");
+  Status i = g.init();
+  ASSERT_FALSE(i.ok());
+  EXPECT_EQ(i.message().rfind("CUDA driver not found", 0), 0u) << i.message();
+  EXPECT_EQ(g.stream(), nullptr);
 }
 
 TEST(Artifact, LoadsFromADirectory) {
