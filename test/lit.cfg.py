@@ -23,6 +23,12 @@ config.substitutions.append(("%ssd_lib_dir", config.ssd_lib_dir))
 config.substitutions.append(
     ("%cc", " ".join(filter(None, [config.c_compiler, config.sanitize_flags]))))
 config.substitutions.append(("%python", config.python_executable))
+# %expect-exit STATUS CMD...: runs a tool and fails unless it exits with
+# STATUS (the CLI tests' bad requests exit with 2).
+config.substitutions.append(
+    ("%expect-exit", '"%s" "%s"' % (config.python_executable,
+                                    os.path.join(config.test_source_root,
+                                                 "Inputs", "expect_exit.py"))))
 # GoogleTest binaries (e.g. SSDRuntimeTests) land beside the tools.
 config.substitutions.append(("%ssd_unit_dir", os.path.join(config.ssd_obj_root, "bin")))
 
