@@ -36,7 +36,9 @@ dispatched --iters times without waiting (the GPU runs them back to back
 on one stream), then block_until_ready; wall time / iters, median of 5 such
 batches. The torch anchors report the same measure of their graphs as
 ms_pipelined, to compare (it matched their event time within 1-3% on the H200).
-ssd-bench: CUDA events per launch, median (its own inputs, same distributions).
+ssd-bench: one CUDA graph replay per call (its default, --timing graph; each
+row's "timing" says graph or direct), CUDA events, median (its own inputs,
+same distributions).
 
 Correctness: y and the final states of input set 0 against a float64 chunked
 reference on the GPU (reference_f64), all heads where b*L <= 16K, else
@@ -414,7 +416,8 @@ def run_ssd_bench(binary, runs, args, commit):
     which = {art: (strategy, q) for strategy, q, art, _ in runs}
     for row in rows:
         row["source"] = "ssd-bench (this call)"
-        row["timing"] = "ssd-bench: CUDA events per launch, median"
+        # ssd-bench's own "timing" (graph or direct) stays in the row.
+        row.setdefault("timing", "direct")
         # ssd-bench names the manifest's strategy; the variant (fused-f16state,
         # a fast mode, ...) is what the table must tell apart.
         # (ssd-bench writes the artifact folder's name, not its path.)
