@@ -264,16 +264,7 @@ Expected<Prepared> prepare(const Run &run, const Options &o) {
 /// input sets.
 Status timeRound(Prepared &p, const Options &o) {
   size_t sets = p.problems.size();
-  if (!o.graphTiming) {
-    Expected<double> total = timeIt(o.warmup, o.iters, [&](int i) {
-      return p.artifact.launch(p.problems[i % sets].args, nullptr, p.workspace);
-    });
-    if (!total.ok())
-      return total.status();
-    p.roundMs.push_back(*total);
-    return Status::success();
-  }
-  if (!p.graphs) {
+  if (o.graphTiming && !p.graphs) {
     auto graphs = std::make_unique<rt::GraphReplay>();
     SSD_RT_RETURN_IF_ERROR(graphs->init());
     for (size_t s = 0; s < sets; ++s)
@@ -282,9 +273,14 @@ Status timeRound(Prepared &p, const Options &o) {
       }));
     p.graphs = std::move(graphs);
   }
-  Expected<double> total = timeIt(
-      o.warmup, o.iters, [&](int i) { return p.graphs->replay(i % sets); },
-      p.graphs->stream());
+  // A call: the replay of its set's graph, or (--timing direct) the launch.
+  auto call = [&](int i) {
+    if (p.graphs)
+      return p.graphs->replay(i % sets);
+    return p.artifact.launch(p.problems[i % sets].args, nullptr, p.workspace);
+  };
+  Expected<double> total =
+      timeIt(o.warmup, o.iters, call, p.graphs ? p.graphs->stream() : nullptr);
   if (!total.ok())
     return total.status();
   p.roundMs.push_back(*total);
