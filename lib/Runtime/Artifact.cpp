@@ -2,8 +2,8 @@
 //
 // launch() = planLaunch (pure checks and geometry) + the driver calls: load
 // the cubin into the current context once, lay out the workspace, encode TMA
-// descriptors, pack parameters and launch every kernel on the caller's
-// stream.
+// descriptors and pack parameters for every kernel, then enqueue the
+// workspace zeroing and the kernels on the caller's stream back to back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -100,6 +100,111 @@ PointerQuery driverPointerQuery(const Driver &d) {
     info.device = ordinal;
     return info;
   };
+}
+
+/// One kernel of a launch with everything the host computes for it done:
+/// the TMA descriptors encoded, the parameters packed, the function allowed
+/// the plan's shared memory.
+struct ReadyKernel {
+  const KernelLaunch *launch = nullptr;
+  CUfunction function = nullptr;
+  std::string where;             // "kernel 'name' (i of n)", for errors.
+  std::vector<CUtensorMap> maps; // Parallel to the kernel's params.
+  KernelParams params;
+};
+
+/// Encodes the TMA descriptor of every tensor-map parameter of `launch`.
+Expected<std::vector<CUtensorMap>>
+encodeTensorMaps(const Driver &d, const Manifest &m, const KernelLaunch &launch,
+                 const ArgumentMap &args, const std::string &where) {
+  const KernelSpec &k = *launch.spec;
+  std::vector<CUtensorMap> maps(k.params.size());
+  for (size_t pi = 0; pi < k.params.size(); ++pi) {
+    const ParamSpec &p = k.params[pi];
+    if (p.kind != ParamKind::TensorMap)
+      continue;
+    auto arg = args.find(p.name);
+    if (arg == args.end())
+      return Status::error(where + ": TMA parameter of absent tensor '" +
+                           p.name + "'");
+    const std::vector<int64_t> &shape = arg->second.shape;
+    // TMA takes no empty extent, and a tensor without elements has no tile
+    // for a kernel to copy (e.g. L = 0): its descriptor stays zeroed and
+    // unread.
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+      continue;
+    Expected<TensorMapRequest> request =
+        makeTensorMapRequest(p.tensorMap, *m.findTensor(p.name), arg->second);
+    if (!request.ok())
+      return request.status();
+    Expected<CUtensorMap> map = encodeTensorMap(d, *request, p.name);
+    if (!map.ok())
+      return map.status();
+    maps[pi] = *map;
+  }
+  return maps;
+}
+
+Expected<ReadyKernel> prepareKernel(const Driver &d, const Manifest &m,
+                                    const LaunchPlan &plan, size_t index,
+                                    const ArgumentMap &args, CUfunction f,
+                                    uint64_t workspaceBase) {
+  ReadyKernel k;
+  k.launch = &plan.kernels[index];
+  k.function = f;
+  k.where = "kernel '" + k.launch->spec->name + "' (" +
+            std::to_string(index + 1) + " of " +
+            std::to_string(plan.kernels.size()) + ")";
+  Expected<std::vector<CUtensorMap>> maps =
+      encodeTensorMaps(d, m, *k.launch, args, k.where);
+  if (!maps.ok())
+    return maps.status();
+  k.maps = maps.take();
+  Expected<KernelParams> params =
+      packKernelParams(m, *k.launch, args, plan, workspaceBase, k.maps);
+  if (!params.ok())
+    return params.status();
+  k.params = params.take();
+  uint32_t shared = k.launch->sharedBytes;
+  if (shared > kDefaultSharedLimit) {
+    CUresult r = d.cuFuncSetAttribute(
+        f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(shared));
+    if (r != CUDA_SUCCESS)
+      return d.error(r, k.where + ": allowing " + std::to_string(shared) +
+                            " bytes of dynamic shared memory");
+  }
+  return k;
+}
+
+/// Launches a prepared kernel on `stream`; a cluster shape travels as a
+/// launch attribute, so the cubin need not carry it.
+CUresult enqueueKernel(const Driver &d, ReadyKernel &k, CUstream stream) {
+  const KernelLaunch &launch = *k.launch;
+  const KernelSpec &spec = *launch.spec;
+  if (spec.cluster[0] * spec.cluster[1] * spec.cluster[2] == 1)
+    return d.cuLaunchKernel(k.function, launch.grid[0], launch.grid[1],
+                            launch.grid[2], launch.block[0], launch.block[1],
+                            launch.block[2], launch.sharedBytes, stream,
+                            k.params.pointers(), nullptr);
+  CUlaunchAttribute attr;
+  std::memset(&attr, 0, sizeof(attr));
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.clusterDim.x = unsigned(spec.cluster[0]);
+  attr.value.clusterDim.y = unsigned(spec.cluster[1]);
+  attr.value.clusterDim.z = unsigned(spec.cluster[2]);
+  CUlaunchConfig config;
+  std::memset(&config, 0, sizeof(config));
+  config.gridDimX = launch.grid[0];
+  config.gridDimY = launch.grid[1];
+  config.gridDimZ = launch.grid[2];
+  config.blockDimX = launch.block[0];
+  config.blockDimY = launch.block[1];
+  config.blockDimZ = launch.block[2];
+  config.sharedMemBytes = launch.sharedBytes;
+  config.hStream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return d.cuLaunchKernelEx(&config, k.function, k.params.pointers(), nullptr);
 }
 
 /// Frees an auto-allocated workspace on the stream however launch() exits.
@@ -274,6 +379,21 @@ Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
                             std::to_string(plan->workspaceBytes) + " bytes");
     base = owned.ptr;
   }
+  // The host's work for every kernel (TMA descriptors, parameters, the
+  // shared-memory opt-in) comes before anything is enqueued, so the device
+  // runs the zeroing and the kernels back to back instead of idling between
+  // them while the host encodes.
+  std::vector<ReadyKernel> ready;
+  for (size_t ki = 0; ki < plan->kernels.size(); ++ki) {
+    if (!plan->kernels[ki].runs())
+      continue;
+    Expected<ReadyKernel> k = prepareKernel(d, impl->manifest, *plan, ki, args,
+                                            (*loaded)->functions[ki], base);
+    if (!k.ok())
+      return k.status();
+    ready.push_back(k.take());
+  }
+
   for (const ByteRange &z : plan->zeroRanges) {
     CUresult r = d.cuMemsetD8Async(base + z.offset, 0, z.bytes, stream);
     if (r != CUDA_SUCCESS)
@@ -288,98 +408,23 @@ Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
     return d.error(r, "querying whether the stream is capturing a graph");
   bool capturing = capture != CU_STREAM_CAPTURE_STATUS_NONE;
 
-  const Manifest &m = impl->manifest;
-  for (size_t ki = 0; ki < plan->kernels.size(); ++ki) {
-    const KernelLaunch &launch = plan->kernels[ki];
-    const KernelSpec &k = *launch.spec;
-    std::string where = "kernel '" + k.name + "' (" + std::to_string(ki + 1) +
-                        " of " + std::to_string(plan->kernels.size()) + ")";
-    if (!launch.runs())
-      continue;
-
-    std::vector<CUtensorMap> maps(k.params.size());
-    for (size_t pi = 0; pi < k.params.size(); ++pi) {
-      const ParamSpec &p = k.params[pi];
-      if (p.kind != ParamKind::TensorMap)
+  for (ReadyKernel &k : ready) {
+    const KernelLaunch &launch = *k.launch;
+    const KernelSpec &spec = *launch.spec;
+    for (size_t pi = 0; pi < spec.params.size(); ++pi) {
+      const ParamSpec &p = spec.params[pi];
+      if (p.kind != ParamKind::TensorMap || p.tensorMap.byValue)
         continue;
-      auto arg = args.find(p.name);
-      if (arg == args.end())
-        return Status::error(where + ": TMA parameter of absent tensor '" +
-                             p.name + "'");
-      const std::vector<int64_t> &shape = arg->second.shape;
-      // TMA takes no empty extent, and a tensor without elements has no
-      // tile for a kernel to copy (e.g. L = 0): its descriptor stays zeroed
-      // and unread.
-      if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
-        maps[pi] = CUtensorMap{};
-      } else {
-        Expected<TensorMapRequest> request = makeTensorMapRequest(
-            p.tensorMap, *m.findTensor(p.name), arg->second);
-        if (!request.ok())
-          return request.status();
-        Expected<CUtensorMap> map = encodeTensorMap(d, *request, p.name);
-        if (!map.ok())
-          return map.status();
-        maps[pi] = *map;
-      }
-      if (!p.tensorMap.byValue) {
-        const CUtensorMap *source =
-            capturing ? impl->keepForReplays(maps[pi]) : &maps[pi];
-        CUresult r =
-            d.cuMemcpyHtoDAsync(base + launch.descriptorOffsets[pi], source,
-                                sizeof(CUtensorMap), stream);
-        if (r != CUDA_SUCCESS)
-          return d.error(r, where + ": copying the TMA descriptor of '" +
-                                p.name + "'");
-      }
-    }
-
-    Expected<KernelParams> params =
-        packKernelParams(m, launch, args, *plan, base, maps);
-    if (!params.ok())
-      return params.status();
-    CUfunction f = (*loaded)->functions[ki];
-    if (launch.sharedBytes > kDefaultSharedLimit) {
-      CUresult r = d.cuFuncSetAttribute(
-          f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-          int(launch.sharedBytes));
+      const CUtensorMap *source =
+          capturing ? impl->keepForReplays(k.maps[pi]) : &k.maps[pi];
+      CUresult r = d.cuMemcpyHtoDAsync(base + launch.descriptorOffsets[pi],
+                                       source, sizeof(CUtensorMap), stream);
       if (r != CUDA_SUCCESS)
-        return d.error(r, where + ": allowing " +
-                              std::to_string(launch.sharedBytes) +
-                              " bytes of dynamic shared memory");
+        return d.error(r, k.where + ": copying the TMA descriptor of '" +
+                              p.name + "'");
     }
-
-    CUresult r;
-    if (k.cluster[0] * k.cluster[1] * k.cluster[2] == 1) {
-      r = d.cuLaunchKernel(f, launch.grid[0], launch.grid[1], launch.grid[2],
-                           launch.block[0], launch.block[1], launch.block[2],
-                           launch.sharedBytes, stream, params->pointers(),
-                           nullptr);
-    } else {
-      // The cluster shape travels as a launch attribute, so the cubin need
-      // not carry it.
-      CUlaunchAttribute attr;
-      std::memset(&attr, 0, sizeof(attr));
-      attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      attr.value.clusterDim.x = unsigned(k.cluster[0]);
-      attr.value.clusterDim.y = unsigned(k.cluster[1]);
-      attr.value.clusterDim.z = unsigned(k.cluster[2]);
-      CUlaunchConfig config;
-      std::memset(&config, 0, sizeof(config));
-      config.gridDimX = launch.grid[0];
-      config.gridDimY = launch.grid[1];
-      config.gridDimZ = launch.grid[2];
-      config.blockDimX = launch.block[0];
-      config.blockDimY = launch.block[1];
-      config.blockDimZ = launch.block[2];
-      config.sharedMemBytes = launch.sharedBytes;
-      config.hStream = stream;
-      config.attrs = &attr;
-      config.numAttrs = 1;
-      r = d.cuLaunchKernelEx(&config, f, params->pointers(), nullptr);
-    }
-    if (r != CUDA_SUCCESS)
-      return d.error(r, where + ": launch failed");
+    if (CUresult r = enqueueKernel(d, k, stream); r != CUDA_SUCCESS)
+      return d.error(r, k.where + ": launch failed");
   }
   return Status::success();
 }
