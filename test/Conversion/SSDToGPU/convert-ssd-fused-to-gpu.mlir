@@ -65,9 +65,17 @@
 // CHECK: nvvm.cp.async.shared.global
 // CHECK: nvvm.cp.async.commit.group
 // Waits: an acquire spin by thread 0 (the chunk's cumsum) and one by
-// thread 32 (its CB) at the same time, then a barrier and no fence.
+// thread 32 (its CB) at the same time, then a barrier and no fence. A
+// poll that finds the counter short sleeps 64 ns before the next.
 // CHECK: arith.cmpi eq, %{{.*}}, %c0
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK-NEXT: %[[SEEN:.*]] = arith.index_cast
+// CHECK-NEXT: %[[SHORT:.*]] = arith.cmpi slt, %[[SEEN]]
+// CHECK-NEXT: scf.if %[[SHORT]] {
+// CHECK-NEXT: %[[NS:.*]] = arith.constant 64 : i32
+// CHECK-NEXT: nvvm.nanosleep %[[NS]]
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.condition(%[[SHORT]]) %[[SEEN]]
 // CHECK: arith.cmpi eq, %{{.*}}, %c32
 // CHECK-NEXT: scf.if
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire

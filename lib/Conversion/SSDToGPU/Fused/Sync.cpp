@@ -68,6 +68,10 @@ Value spinUntilAtLeast(Emitter &e, Value ptr, Value target,
     b.setInsertionPointToEnd(before);
     Value v = loadAcquire(e, ptr);
     Value pending = e.lt(v, target);
+    e.ifThen(pending, [&] {
+      NVVM::NanosleepOp::create(
+          b, arith::ConstantIntOp::create(b, kSpinSleepNs, 32));
+    });
     if (start) {
       Value waited =
           arith::SubIOp::create(b, NVVM::Clock64Op::create(b, i64), start);
