@@ -380,9 +380,11 @@ Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
     base = owned.ptr;
   }
   // The host's work for every kernel (TMA descriptors, parameters, the
-  // shared-memory opt-in) comes before anything is enqueued, so the device
-  // runs the zeroing and the kernels back to back instead of idling between
-  // them while the host encodes.
+  // shared-memory opt-in) comes before anything is enqueued: the zeroing and
+  // the kernels follow each other on the stream with no host work between
+  // them, and an encoding or packing error leaves nothing enqueued. (The
+  // launch's device time without graphs did not change with this order:
+  // bench/NOTES-fused-gpu.md.)
   std::vector<ReadyKernel> ready;
   for (size_t ki = 0; ki < plan->kernels.size(); ++ki) {
     if (!plan->kernels[ki].runs())
