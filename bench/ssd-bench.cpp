@@ -18,7 +18,11 @@
 // device work, the workspace zeroing included, as the torch anchors of
 // bench/anchors are timed; with --timing direct each call is
 // Artifact::launch between the events, so the device also waits for the
-// host's work after the zeroing), per kernel (each kernel
+// host's work; each round also records the host's time inside a call
+// (`host_us`) and the device time per call of --iters calls enqueued back
+// to back between one pair of events (`back_to_back_ms`: the host's work
+// overlaps the device's, as for a caller that does not wait)), per kernel
+// (each kernel
 // launched alone, in order, on the same workspace) and in total, a sampled
 // check against the independent reference (K heads of the last batch row
 // over the first T tokens; T = 0 checks the whole sequence and the final
@@ -26,9 +30,11 @@
 // TFLOP/s of the chunked algorithm's matrix work and GB/s of the minimum
 // traffic. Writes bench/results/<date>-<commit>-<what>.json (DESIGN.md).
 // With --profile DIR, an artifact built with `ssd-compile --profile` also
-// leaves its chain items' phase clocks of the checked launch in
-// DIR/<artifact>-b<B>-L<L>-chain-profile.npy (i64, the `chain_profile`
-// workspace; scripts/profile-chain-items.py summarises them).
+// leaves the profile of the checked launch in DIR: its chain items' phase
+// clocks in <artifact>-b<B>-L<L>-chain-profile.npy and every item's start
+// and end in <artifact>-b<B>-L<L>-item-log.npy (i64, the `chain_profile`
+// and `item_log` workspaces; scripts/profile-chain-items.py and
+// scripts/profile-item-log.py summarise them).
 // Needs only the runtime: it runs on the GPU machine without MLIR.
 //
 //===----------------------------------------------------------------------===//
@@ -43,6 +49,7 @@
 #include "ssd/Support/Npy.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -129,27 +136,46 @@ Expected<rt::Artifact> kernelOnly(const std::string &dir, size_t index) {
                                   dir + "#" + std::to_string(index));
 }
 
+/// A round's times of one call: the device time from the event before the
+/// call to the event after it (the device idles while the host enqueues),
+/// the host's time inside the call, and the device time per call of `iters`
+/// calls enqueued back to back between one pair of events (the host's work
+/// overlaps the device's, as for a caller that does not wait).
+struct CallTimes {
+  double ms = 0, hostUs = 0, backToBackMs = 0;
+};
+
 /// Times `launch` `iters` times after `warmup` calls, the events on
-/// `stream`; median ms.
+/// `stream`: medians of the calls, then the back-to-back mean.
 template <typename F>
-Expected<double> timeIt(int warmup, int iters, F &&launch,
-                        void *stream = nullptr) {
+Expected<CallTimes> timeIt(int warmup, int iters, F &&launch,
+                           void *stream = nullptr) {
   rt::EventTimer timer;
   SSD_RT_RETURN_IF_ERROR(timer.init());
   for (int i = 0; i < warmup; ++i)
     SSD_RT_RETURN_IF_ERROR(launch(i));
   SSD_RT_RETURN_IF_ERROR(rt::deviceSynchronize());
-  std::vector<double> ms;
+  std::vector<double> ms, hostUs;
   for (int i = 0; i < iters; ++i) {
     SSD_RT_RETURN_IF_ERROR(timer.start(stream));
+    auto h0 = std::chrono::steady_clock::now();
     SSD_RT_RETURN_IF_ERROR(launch(i));
+    auto h1 = std::chrono::steady_clock::now();
     SSD_RT_RETURN_IF_ERROR(timer.stop(stream));
     Expected<float> t = timer.elapsedMs();
     if (!t.ok())
       return t.status();
     ms.push_back(*t);
+    hostUs.push_back(std::chrono::duration<double, std::micro>(h1 - h0).count());
   }
-  return median(ms);
+  SSD_RT_RETURN_IF_ERROR(timer.start(stream));
+  for (int i = 0; i < iters; ++i)
+    SSD_RT_RETURN_IF_ERROR(launch(i));
+  SSD_RT_RETURN_IF_ERROR(timer.stop(stream));
+  Expected<float> all = timer.elapsedMs();
+  if (!all.ok())
+    return all.status();
+  return CallTimes{median(ms), median(hostUs), *all / iters};
 }
 
 std::vector<float> download(const rt::TensorArg &t) {
@@ -227,6 +253,9 @@ struct Prepared {
   double bytes = 0, flops = 0;
   /// The median of each round's --iters launches.
   std::vector<double> roundMs;
+  /// Per round: the host's time in a call, and the device time per call of
+  /// calls enqueued back to back (CallTimes).
+  std::vector<double> roundHostUs, roundBackToBackMs;
   /// With --timing graph: one graph per input set, recorded at the first
   /// round.
   std::unique_ptr<rt::GraphReplay> graphs;
@@ -279,29 +308,38 @@ Status timeRound(Prepared &p, const Options &o) {
       return p.graphs->replay(i % sets);
     return p.artifact.launch(p.problems[i % sets].args, nullptr, p.workspace);
   };
-  Expected<double> total =
+  Expected<CallTimes> total =
       timeIt(o.warmup, o.iters, call, p.graphs ? p.graphs->stream() : nullptr);
   if (!total.ok())
     return total.status();
-  p.roundMs.push_back(*total);
+  p.roundMs.push_back(total->ms);
+  p.roundHostUs.push_back(total->hostUs);
+  p.roundBackToBackMs.push_back(total->backToBackMs);
   return Status::success();
 }
 
 /// Times each kernel alone, checks the outputs and prints and returns the
 /// run's JSON row.
-/// Writes the `chain_profile` workspace of the last launch with `args` to
-/// `dir` as an i64 .npy; returns its path, or "" when the artifact records
-/// no profile.
-Expected<std::string> writeChainProfile(const Prepared &p,
-                                        const rt::ArgumentMap &args,
-                                        const std::string &dir) {
+/// "chain_profile" -> "chain-profile".
+std::string fileStem(std::string name) {
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+/// Writes workspace `name` (`chain_profile` or `item_log`) of the last
+/// launch with `args` to `dir` as an i64 .npy; returns its path, or "" when
+/// the artifact records no profile.
+Expected<std::string> writeProfileWorkspace(const Prepared &p,
+                                            const rt::ArgumentMap &args,
+                                            const std::string &dir,
+                                            const std::string &name) {
   Expected<rt::DeviceInfo> device = rt::currentDevice();
   if (!device.ok())
     return device.status();
   Expected<rt::LaunchPlan> plan = p.artifact.plan(args, *device);
   if (!plan.ok())
     return plan.status();
-  const rt::WorkspaceSlot *slot = plan->findWorkspace("chain_profile");
+  const rt::WorkspaceSlot *slot = plan->findWorkspace(name);
   if (!slot)
     return std::string();
   std::vector<uint8_t> bytes(slot->bytes);
@@ -312,7 +350,8 @@ Expected<std::string> writeChainProfile(const Prepared &p,
   std::string path = dir + "/" +
                      run.artifact.substr(run.artifact.find_last_of('/') + 1) +
                      "-b" + std::to_string(run.batch) + "-L" +
-                     std::to_string(run.seqlen) + "-chain-profile.npy";
+                     std::to_string(run.seqlen) + "-" + fileStem(name) +
+                     ".npy";
   std::vector<uint8_t> npy = serializeNpy(DType::I64, slot->shape, bytes);
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char *>(npy.data()),
@@ -341,29 +380,32 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
     if (!one.ok())
       return one.status();
     // Kernels before this one fill the workspace it reads.
-    Expected<double> t = timeIt(o.warmup / 2, o.iters, [&](int i) {
+    Expected<CallTimes> t = timeIt(o.warmup / 2, o.iters, [&](int i) {
       return one->launch(p.problems[i % sets].args, nullptr, p.workspace);
     });
     if (!t.ok())
       return t.status();
     kernels += (kernels.empty() ? "" : ", ") + jsonString(m.kernels[kIndex].name) +
-               ": " + num(*t);
+               ": " + num(t->ms);
   }
   // A clean run on set 0 for the check.
   SSD_RT_RETURN_IF_ERROR(
       p.artifact.launch(p.problems[0].args, nullptr, p.workspace));
   SSD_RT_RETURN_IF_ERROR(rt::deviceSynchronize());
-  std::string profile;
+  std::vector<std::pair<std::string, std::string>> profiles;
   if (!o.profileDir.empty()) {
-    Expected<std::string> path =
-        writeChainProfile(p, p.problems[0].args, o.profileDir);
-    if (!path.ok())
-      return path.status();
-    if (path->empty())
-      std::fprintf(stderr, "ssd-bench: note: %s records no chain profile "
+    for (const char *name : {"chain_profile", "item_log"}) {
+      Expected<std::string> path =
+          writeProfileWorkspace(p, p.problems[0].args, o.profileDir, name);
+      if (!path.ok())
+        return path.status();
+      if (!path->empty())
+        profiles.emplace_back(name, *path);
+    }
+    if (profiles.empty())
+      std::fprintf(stderr, "ssd-bench: note: %s records no profile "
                            "(compile it with ssd-compile --profile)\n",
                    run.artifact.c_str());
-    profile = *path;
   }
   double err =
       o.checkHeads > 0 ? sampledError(m, run, p.problems[0].args, o) : NAN;
@@ -377,13 +419,18 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
               (long long)run.batch, (long long)run.seqlen,
               (long long)k.chunkSize, ms, flops / ms / 1e9, bytes / ms / 1e6,
               err, sets);
-  std::string rounds;
-  for (double r : p.roundMs)
-    rounds += (rounds.empty() ? "" : ", ") + num(r);
+  auto list = [](const std::vector<double> &v) {
+    std::string out;
+    for (double r : v)
+      out += (out.empty() ? "" : ", ") + num(r);
+    return "[" + out + "]";
+  };
   if (p.roundMs.size() > 1) {
     auto [lo, hi] = std::minmax_element(p.roundMs.begin(), p.roundMs.end());
     std::printf(" rounds=%zu spread=%.4f-%.4f", p.roundMs.size(), *lo, *hi);
   }
+  std::printf(" host=%.1fus back-to-back=%.4fms", median(p.roundHostUs),
+              median(p.roundBackToBackMs));
   std::printf("\n");
   std::fflush(stdout);
   std::ostringstream row;
@@ -408,15 +455,19 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
       << ", \"gbps\": " << num(bytes / ms / 1e6) << ", \"kernels_ms\": {"
       << kernels << "}, \"min_bytes\": " << num(bytes)
       << ", \"flops\": " << num(flops) << ", \"input_sets\": " << sets
-      << ", \"rounds\": " << p.roundMs.size() << ", \"ms_rounds\": [" << rounds
-      << "]"
+      << ", \"rounds\": " << p.roundMs.size()
+      << ", \"ms_rounds\": " << list(p.roundMs)
+      << ", \"host_us\": " << num(median(p.roundHostUs))
+      << ", \"host_us_rounds\": " << list(p.roundHostUs)
+      << ", \"back_to_back_ms\": " << num(median(p.roundBackToBackMs))
+      << ", \"back_to_back_ms_rounds\": " << list(p.roundBackToBackMs)
       << ", \"warmup\": " << o.warmup << ", \"iters\": " << o.iters
       << ", \"check_heads\": " << o.checkHeads
       << ", \"check_tokens\": " << o.checkTokens
       << ", \"timing\": " << jsonString(o.graphTiming ? "graph" : "direct")
       << ", \"row_pad\": " << o.rowPad;
-  if (!profile.empty())
-    row << ", \"chain_profile\": " << jsonString(profile);
+  for (const auto &[name, path] : profiles)
+    row << ", " << jsonString(name) << ": " << jsonString(path);
   row << "}";
   return row.str();
 }

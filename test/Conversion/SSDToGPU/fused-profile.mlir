@@ -2,8 +2,12 @@
 // record thread 0's clock64 at their phase boundaries (Fused/Profile.h) in
 // the `chain_profile` workspace, i64 [b, nc, heads, p-blocks, 13]: the
 // block, its SM, the start clock, each of the nine phases' ends relative to
-// it and the last warp's end, written once at the item's end.
+// it and the last warp's end, written once at the item's end. Every item of
+// every kind also writes one record of the `item_log` workspace, i64
+// [tickets, 4]: its kind, its SM and thread 0's %globaltimer at its start
+// and end.
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="profile=true" | FileCheck %s
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="profile=true" | FileCheck %s --check-prefix=LOG
 // Without it: no workspace, no clock.
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=OFF
 // The segment chain's items are not profiled: a clear error.
@@ -28,7 +32,39 @@
 // CHECK: memref.store %{{.*}}, %[[PROFILE]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c12{{.*}}]
 // CHECK-NOT: nvvm.read.ptx.sreg.clock64
 
+// One record per ticket: 80 init and 80 final items, and per chunk a cumsum
+// item, three bmm items (the tiles of CB's lower triangle) and 80 chain items.
+// LOG: {dtype = "i64", name = "item_log", shape = ["160 + nc * 84", 4]}
+// LOG: gpu.func @ssd_fused(
+// LOG-SAME: memref<1x?x80x1x13xi64>, %[[LOG:arg[0-9]+]]: memref<?x4xi64>
+// LOG: scf.while
+// Each kind in ticket order (init, cumsum, bmm, chain, final): the start
+// stamp into shared memory, then the record of the item's ticket.
+// LOG: %[[START0:.*]] = nvvm.read.ptx.sreg.globaltimer
+// LOG: memref.store %[[START0]], %[[SLOT:view[_0-9]*]][
+// LOG: %[[END0:.*]] = nvvm.read.ptx.sreg.globaltimer
+// LOG: %[[KIND0:.*]] = arith.constant 0 : i64
+// LOG: memref.store %[[KIND0]], %[[LOG]][%[[TICKET:arg[0-9]+]], %c0
+// LOG: nvvm.read.ptx.sreg.smid
+// LOG: memref.store %{{.*}}, %[[LOG]][%[[TICKET]], %c1
+// LOG: %[[S0:.*]] = memref.load %[[SLOT]][
+// LOG: arith.constant 2 : index
+// LOG-NEXT: memref.store %[[S0]], %[[LOG]][%[[TICKET]], %c2
+// LOG: memref.store %[[END0]], %[[LOG]][%[[TICKET]], %c3
+// LOG: %[[KIND1:.*]] = arith.constant 1 : i64
+// LOG: memref.store %[[KIND1]], %[[LOG]][%[[TICKET]], %c0
+// LOG: %[[KIND2:.*]] = arith.constant 2 : i64
+// LOG: memref.store %[[KIND2]], %[[LOG]][%[[TICKET]], %c0
+// LOG: nvvm.read.ptx.sreg.clock64
+// LOG: %[[KIND3:.*]] = arith.constant 3 : i64
+// LOG: memref.store %[[KIND3]], %[[LOG]][%[[TICKET]], %c0
+// LOG: %[[KIND4:.*]] = arith.constant 4 : i64
+// LOG: memref.store %[[KIND4]], %[[LOG]][%[[TICKET]], %c0
+// LOG-NOT: sreg.globaltimer
+
 // OFF-NOT: chain_profile
+// OFF-NOT: item_log
+// OFF-NOT: globaltimer
 // OFF-NOT: clock64
 // OFF: gpu.func @ssd_fused(
 // OFF-NOT: clock64

@@ -5,7 +5,8 @@
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: FileCheck %s --check-prefix=PUBLISH --input-file=%t.ptx
 // RUN: grep -A1 'fence.acq_rel.gpu' %t.ptx | FileCheck %s --check-prefix=ONE-FENCE
-// RUN: grep -cE '^[[:space:]]*(@%p[0-9]+[[:space:]]+)?(atom|red)\.' %t.ptx | FileCheck %s --check-prefix=ONE-RMW
+// RUN: grep -cE '^[[:space:]]*(@%p[0-9]+[[:space:]]+)?(atom|red)\.' %t.ptx | FileCheck %s --check-prefix=TWO-RMW
+// RUN: grep -B1 -E '^[[:space:]]*atom\.' %t.ptx | FileCheck %s --check-prefix=ADD-PUBLISH
 // RUN: grep -cE '^[[:space:]]*\.shared' %t.ptx | FileCheck %s --check-prefix=ONE-SHARED
 // RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa mma=wgmma copy=cp.async" -o %t.wgmma.mlir
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.wgmma.mlir %t.wgmma.ptx
@@ -45,8 +46,12 @@
 // No fence in every thread before the barrier:
 // ONE-FENCE: fence.acq_rel.gpu
 // ONE-FENCE-NOT: bar.sync
-// The only read-modify-write is the relaxed ticket add.
-// ONE-RMW: {{^1$}}
+// The only read-modify-writes are the relaxed ticket add and the bmm tile
+// items' publish (several blocks add to a chunk's CB counter), which the
+// device fence before it makes a release.
+// TWO-RMW: {{^2$}}
+// ADD-PUBLISH: fence.acq_rel.gpu;
+// ADD-PUBLISH-NEXT: atom.global.add.u32
 // The arena is the kernel's only shared variable: NVPTX demotes its
 // zero-sized symbol to one byte, so any other would alias the arena's
 // first bytes (the ticket slot once sat on x's rows).

@@ -264,19 +264,21 @@ void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
   auto chunkIndex = [&](Value c) { return e.add(e.mul(row, f.numChunks), c); };
   // The cumsums' counters in thread 0, the CBs' in thread 32: two warps, so
   // that the two round trips to L2 overlap instead of following each other.
-  auto spinIn = [&](int64_t thread, function_ref<Value(Value c)> counter) {
+  auto spinIn = [&](int64_t thread, int64_t target,
+                    function_ref<Value(Value c)> counter) {
     e.ifThen(e.eq(e.threadId(), e.idx(thread)), [&] {
       e.forLoop(cBegin, cEnd, e.idx(1), [&](Value c) {
-        spinUntilAtLeast(e, counter(c), e.idx(1));
+        spinUntilAtLeast(e, counter(c), e.idx(target));
       });
     });
   };
   if (cumsum)
-    spinIn(0, [&](Value c) {
+    spinIn(0, 1, [&](Value c) {
       return counterPointer(e, f.arg("cumsum_ready"), chunkIndex(c));
     });
+  // A chunk's CB is complete once each of its tile items has published.
   if (cbGroup)
-    spinIn(32, [&](Value c) {
+    spinIn(32, cbTileItems(f.p.chunk), [&](Value c) {
       return counterPointer(
           e, f.arg("cb_ready"),
           e.add(e.mul(chunkIndex(c), f.p.groups), cbGroup));

@@ -9,6 +9,7 @@
 #include "../Cluster.h"
 #include "../TmaCopy.h"
 #include "ChainParts.h"
+#include "Profile.h"
 #include "Sync.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -41,7 +42,8 @@ TicketRanges ticketRanges(FusedBuild &f) {
   Value stateItems = e.mul(f.batch, perRow);
   Value chunks = e.mul(f.batch, f.numChunks);
   TicketRanges t;
-  t.counts = {stateItems, chunks, e.mul(chunks, e.idx(p.groups)),
+  t.counts = {stateItems, chunks,
+              e.mul(chunks, e.idx(p.groups * cbTileItems(p.chunk))),
               e.mul(e.mul(f.batch, f.chainSteps), perRow), stateItems};
   int64_t cluster = f.config.cluster;
   auto span = [&](int64_t kind) {
@@ -73,13 +75,16 @@ void dispatch(FusedBuild &f, const TicketRanges &r, Value t) {
                {r.chainEnd, r.total, r.counts[4], emitFinalItem}};
   // The kinds never run at once in a block (a ticket hand-off, with its
   // barriers, lies between two items), so they share the arena's bytes.
-  for (const Kind &kind : kinds) {
+  for (auto [index, kind] : llvm::enumerate(kinds)) {
     int64_t mark = f.k.sharedMark();
     e.ifThen(e.andi(e.le(kind.begin, t), e.lt(t, kind.end)), [&] {
       Value local = e.sub(t, kind.begin);
+      itemLogStart(f);
       if (!f.config.clustered())
-        return kind.emit(f, local);
-      e.ifThen(e.lt(local, kind.count), [&] { kind.emit(f, local); });
+        kind.emit(f, local);
+      else
+        e.ifThen(e.lt(local, kind.count), [&] { kind.emit(f, local); });
+      itemLogFinish(f, t, static_cast<int64_t>(index));
     });
     f.k.sharedRelease(mark);
   }
@@ -116,6 +121,7 @@ void persistentLoop(FusedBuild &f) {
   TicketRanges ranges = ticketRanges(f);
   Value slot = f.k.sharedBuffer({1}, b.getI64Type());
   f.broadcastSlot = slot;
+  itemLogInit(f);
   Value ticket = f.arg("ticket");
   bool pairs = f.config.clustered();
   // In clusters the ticket goes to every block through two slots used in
@@ -244,7 +250,7 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
   if (config.lookBack())
     addParams(info, p, {"chunk_states", "chain_status"}, /*workspace=*/true);
   if (config.profile)
-    addParams(info, p, {"chain_profile"}, /*workspace=*/true);
+    addParams(info, p, {"chain_profile", "item_log"}, /*workspace=*/true);
 
   KernelFunc k = createKernel(b, module, p, info);
   k.useSharedArena();

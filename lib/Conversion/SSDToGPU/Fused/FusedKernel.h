@@ -100,8 +100,15 @@ void sizeStateSlots(FusedPlan &plan);
 /// once the state at the chunk's end is (slot c + 1).
 void addLookBackWorkspaces(FusedPlan &plan);
 
-/// Declares the `chain_profile` workspace (Profile.h) and marks the plan.
+/// Declares the `chain_profile` and `item_log` workspaces (Profile.h) and
+/// marks the plan.
 void addProfileWorkspace(FusedPlan &plan);
+
+/// The bmm items of one chunk and group: one per tile of CB's lower
+/// triangle (tileEdge(chunk) rows and columns), so that a chunk's CB is
+/// computed by that many blocks at once; the chain items wait for all of
+/// them (`cb_ready` counts their publishes).
+int64_t cbTileItems(int64_t chunk);
 
 /// The kernel while it is being built: arguments, sizes read at run time
 /// and the item counts that split the ticket range.
@@ -136,6 +143,8 @@ struct FusedBuild {
   Value broadcastSlot;
   /// With a profile: the current chain item's phase clocks (shared i64).
   Value profileClocks;
+  /// With a profile: the current item's start on %globaltimer (shared i64).
+  Value itemStart;
 
   Value arg(llvm::StringRef name) const { return k.arg(name); }
   bool has(llvm::StringRef name) const { return k.has(name); }

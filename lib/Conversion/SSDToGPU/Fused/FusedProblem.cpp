@@ -290,17 +290,42 @@ void addProfileWorkspace(FusedPlan &plan) {
   // dA_cumsum is [b, heads, nc, Q]: the same batch and chunk dimensions.
   const BufferSpec *dA = plan.p.find("dA_cumsum");
   assert(dA && "the fused workspaces are declared");
-  ArrayRef<int64_t> dims = dA->type.getShape();
+  // Copies: the pushes below may move the buffers.
+  SmallVector<int64_t> dims(dA->type.getShape());
+  std::string bx = dA->shape[0], ncx = dA->shape[2];
+  MLIRContext *ctx = dA->type.getContext();
   int64_t h = plan.p.heads, pb = plan.pBlocks;
   BufferSpec spec{
       "chain_profile",
       RankedTensorType::get({dims[0], dims[2], h, pb, kProfileFields},
-                            IntegerType::get(dA->type.getContext(), 64)),
-      {dA->shape[0], dA->shape[2], std::to_string(h), std::to_string(pb),
+                            IntegerType::get(ctx, 64)),
+      {bx, ncx, std::to_string(h), std::to_string(pb),
        std::to_string(kProfileFields)},
       false,
       true};
   plan.p.buffers.push_back(spec);
+  // One record per ticket: init and final items per (row, head, p-block),
+  // per chunk a cumsum item, a bmm item per group and the chain items, and
+  // in clusters each kind's range padded to whole groups.
+  int64_t cluster = chooseKernelConfig(plan).cluster;
+  int64_t perChunk =
+      1 + plan.p.groups * cbTileItems(plan.p.chunk) + h * pb;
+  std::string tickets = productExpr({bx, std::to_string(2 * h * pb)}) +
+                        " + " +
+                        productExpr({bx, ncx, std::to_string(perChunk)});
+  if (cluster > 1)
+    tickets += " + " + std::to_string(5 * (cluster - 1));
+  int64_t dyn = ShapedType::kDynamic;
+  int64_t b = dims[0], nc = dims[2];
+  int64_t count = b == dyn || nc == dyn
+                      ? dyn
+                      : b * 2 * h * pb + b * nc * perChunk + 5 * (cluster - 1);
+  plan.p.buffers.push_back(BufferSpec{
+      "item_log",
+      RankedTensorType::get({count, kItemLogFields}, IntegerType::get(ctx, 64)),
+      {tickets, std::to_string(kItemLogFields)},
+      false,
+      true});
 }
 
 void addLookBackWorkspaces(FusedPlan &plan) {

@@ -30,6 +30,40 @@ void stampAt(FusedBuild &f, int64_t index) {
 
 } // namespace
 
+void itemLogInit(FusedBuild &f) {
+  if (f.config.profile)
+    f.itemStart = f.k.sharedBuffer({1}, f.e.b.getI64Type());
+}
+
+void itemLogStart(FusedBuild &f) {
+  if (!f.itemStart)
+    return;
+  Emitter &e = f.e;
+  e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+    Value now = NVVM::GlobalTimerOp::create(e.b, e.b.getI64Type());
+    memref::StoreOp::create(e.b, now, f.itemStart, ValueRange{e.idx(0)});
+  });
+}
+
+void itemLogFinish(FusedBuild &f, Value ticket, int64_t kind) {
+  if (!f.itemStart)
+    return;
+  Emitter &e = f.e;
+  Type i64 = e.b.getI64Type();
+  e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+    Value end = NVVM::GlobalTimerOp::create(e.b, i64);
+    Value log = f.arg("item_log");
+    auto put = [&](int64_t field, Value v) {
+      memref::StoreOp::create(e.b, v, log, ValueRange{ticket, e.idx(field)});
+    };
+    put(0, arith::ConstantIntOp::create(e.b, kind, 64));
+    put(1, arith::ExtUIOp::create(
+               e.b, i64, NVVM::SmIdOp::create(e.b, e.b.getI32Type())));
+    put(2, memref::LoadOp::create(e.b, f.itemStart, ValueRange{e.idx(0)}));
+    put(3, end);
+  });
+}
+
 void profileStart(FusedBuild &f) {
   if (!f.config.profile)
     return;

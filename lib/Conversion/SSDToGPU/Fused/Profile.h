@@ -13,8 +13,14 @@
 // passes the barrier, a product's when warp 0 has issued its part. Where
 // the chunk scan takes several row tiles (no raw rows, or chunks over 128),
 // ScanReady and ScanProducts are the last tile's.
-// bench/ssd-bench --profile writes the workspace to a .npy file and
-// scripts/profile-chain-items.py summarises it.
+// The `item_log` workspace places every item of every kind (init, cumsum,
+// bmm, chain, final) on one time base: thread 0 writes, at index ticket,
+//   [0] the item's kind (its place in the ticket order, 0..4), [1] its SM,
+//   [2] %globaltimer (ns, the same on every SM) as the item starts and
+//   [3] as thread 0 ends it.
+// bench/ssd-bench --profile writes both workspaces to .npy files;
+// scripts/profile-chain-items.py summarises the phases and
+// scripts/profile-item-log.py the items' timeline.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SSD_LIB_CONVERSION_SSDTOGPU_FUSED_PROFILE_H
@@ -43,6 +49,16 @@ enum class ChainPhase : int64_t {
 };
 constexpr int64_t kProfilePhases = static_cast<int64_t>(ChainPhase::Done);
 constexpr int64_t kProfileFields = 4 + kProfilePhases;
+constexpr int64_t kItemLogFields = 4;
+
+/// Allocates the shared start stamp of the item log (no-op without a
+/// profile); call once, outside the items' shared-memory marks.
+void itemLogInit(FusedBuild &f);
+/// Thread 0 stamps the start of the item of ticket `ticket`.
+void itemLogStart(FusedBuild &f);
+/// Thread 0 writes the record of the item of ticket `ticket`, of kind
+/// `kind`, that it has just ended.
+void itemLogFinish(FusedBuild &f, mlir::Value ticket, int64_t kind);
 
 /// Starts the record of a chain item (no-op without a profile).
 void profileStart(FusedBuild &f);

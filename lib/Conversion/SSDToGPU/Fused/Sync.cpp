@@ -116,6 +116,17 @@ void blockRelease(Emitter &e, Value counters, Value index, Value value) {
   });
 }
 
+void blockReleaseAdd(Emitter &e, Value counters, Value index) {
+  e.barrier();
+  e.ifThen(e.eq(e.threadId(), e.idx(0)), [&] {
+    fenceDevice(e);
+    LLVM::AtomicRMWOp::create(
+        e.b, LLVM::AtomicBinOp::add, counterPointer(e, counters, index),
+        arith::ConstantIntOp::create(e.b, 1, 32),
+        LLVM::AtomicOrdering::monotonic, kDeviceScope, /*alignment=*/4);
+  });
+}
+
 Value broadcastFromThread0(Emitter &e, Value slot,
                            llvm::function_ref<Value()> compute) {
   Type i64 = e.b.getI64Type();
