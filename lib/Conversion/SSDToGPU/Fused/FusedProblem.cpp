@@ -305,8 +305,10 @@ void addProfileWorkspace(FusedPlan &plan) {
       true};
   plan.p.buffers.push_back(spec);
   // One record per ticket: init and final items per (row, head, p-block),
-  // per chunk a cumsum item, a bmm item per group and the chain items, and
-  // in clusters each kind's range padded to whole groups.
+  // per chunk a cumsum item, a bmm item per tile and group and the chain
+  // items, and in clusters each kind's range padded to whole groups.
+  // Zeroed per launch: a record no item wrote (spare ones, where clusters
+  // pad fewer tickets than allowed for) stays all zero.
   int64_t cluster = chooseKernelConfig(plan).cluster;
   int64_t perChunk =
       1 + plan.p.groups * cbTileItems(plan.p.chunk) + h * pb;
@@ -320,6 +322,7 @@ void addProfileWorkspace(FusedPlan &plan) {
   int64_t count = b == dyn || nc == dyn
                       ? dyn
                       : b * 2 * h * pb + b * nc * perChunk + 5 * (cluster - 1);
+  plan.zeroInit.push_back("item_log");
   plan.p.buffers.push_back(BufferSpec{
       "item_log",
       RankedTensorType::get({count, kItemLogFields}, IntegerType::get(ctx, 64)),

@@ -202,114 +202,53 @@ static Value warpInclusiveScan(Emitter &e, Value v) {
   return v;
 }
 
-/// The exclusive scan from the inclusive one: the lane below's value, zero
-/// in lane 0 (exact, where subtracting the lane's own value would round).
-static Value warpExclusive(Emitter &e, Value inclusive) {
+/// Lane `src` of the warp's `v`, to every lane.
+static Value warpBroadcast(Emitter &e, Value v, int32_t src) {
   Type i32 = e.b.getI32Type();
   Value width = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, 32));
-  Value one = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, 1));
-  Value below = gpu::ShuffleOp::create(e.b, inclusive, one, width,
-                                       gpu::ShuffleMode::UP)
-                    .getShuffleResult();
-  return e.select(e.eq(e.laneId(), e.idx(0)), e.f32(0.0), below);
+  Value lane = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, src));
+  return gpu::ShuffleOp::create(e.b, v, lane, width, gpu::ShuffleMode::IDX)
+      .getShuffleResult();
 }
-
-/// Shared memory a cumsum item stages dt in: the heads of a pass, the whole
-/// chunk each (the chain item's arena is about three times this).
-constexpr int64_t kCumsumSharedBytes = 32 * 1024;
-/// dt loads a thread issues before it uses the first of them.
-constexpr int64_t kCumsumLoadBatch = 16;
 
 void emitCumsumItem(FusedBuild &f, Value index) {
   Emitter &e = f.e;
   const SSDProblem &p = f.p;
-  Type f32 = e.b.getF32Type();
   Value c = e.rem(index, f.numChunks), row = e.div(index, f.numChunks);
   ChunkRange r = placeChunk(f, c).range;
   Value dt = f.arg("dt"), dtOut = f.arg("dt_out"), dA = f.arg("dA_cumsum");
-  // The heads go in passes of `perPass`, as many as kCumsumSharedBytes
-  // hold (a row of Q + 1 words per head: the staging stores, a head per
-  // thread, fall in distinct banks), spread evenly over the passes.
-  int64_t q = p.chunk, rowWords = q + 1, heads = p.heads;
-  int64_t fit = std::max<int64_t>(1, kCumsumSharedBytes / (4 * rowWords));
-  int64_t passes = (heads + fit - 1) / fit;
-  int64_t perPass = (heads + passes - 1) / passes;
-  Value sDt = f.k.sharedBuffer({perPass * rowWords}, f32);
-  Value sA = f.k.sharedBuffer({perPass}, f32);
-  // Staging: element el of a pass is (token el / perPass, head el %
-  // perPass), heads fastest as in dt, so that a warp's loads are whole rows
-  // of dt rather than a head's tokens apart (one load a head per lane and
-  // a round trip each took 12-20 us an item on the H200).
-  int64_t elems = q * perPass;
-  int64_t perThread = (elems + kThreads - 1) / kThreads;
-  int64_t batches = (perThread + kCumsumLoadBatch - 1) / kCumsumLoadBatch;
-  int64_t perBatch = (perThread + batches - 1) / batches;
-  // The scan: lane l holds positions l n .. l n + n - 1 of a head.
-  int64_t n = (q + 31) / 32;
-  Value tid = e.threadId(), lane = e.laneId();
-  Value warp = e.div(tid, e.idx(32));
-  e.forLoop(e.idx(0), e.idx(passes), e.idx(1), [&](Value pass) {
-    Value h0 = e.mul(pass, perPass);
-    e.forLoop(e.idx(0), e.idx(batches), e.idx(1), [&](Value batch) {
-      SmallVector<Value> loaded, biases, hl, pos, valid;
-      for (int64_t k = 0; k < perBatch; ++k) {
-        Value el = e.add(tid, e.mul(e.add(e.mul(batch, perBatch), k), kThreads));
-        Value t = e.div(el, e.idx(perPass)), l = e.rem(el, e.idx(perPass));
-        Value h = e.add(h0, l);
-        valid.push_back(e.andi(e.lt(el, e.idx(elems)), e.lt(h, e.idx(heads))));
-        // Out-of-range elements load an element in range and are not kept.
-        Value hIn = e.min(h, e.idx(heads - 1)), tIn = e.min(t, e.idx(q - 1));
-        loaded.push_back(e.loadF32(dt, {row, tokenAt(e, r, tIn), hIn}));
-        biases.push_back(f.has("dt_bias") ? e.loadF32(f.arg("dt_bias"), {hIn})
-                                          : Value());
-        hl.push_back(l);
-        pos.push_back(t);
-      }
-      for (int64_t k = 0; k < perBatch; ++k)
-        e.ifThen(valid[k], [&] {
-          Value v = processDt(e, p, loaded[k], biases[k]);
-          v = e.select(e.lt(pos[k], r.len), v, e.f32(0.0));
-          e.store(v, sDt, {e.add(e.mul(hl[k], rowWords), pos[k])});
-        });
-    });
-    e.ifThen(e.andi(e.lt(tid, e.idx(perPass)),
-                    e.lt(e.add(h0, tid), e.idx(heads))),
-             [&] { e.store(e.loadF32(f.arg("A"), {e.add(h0, tid)}), sA, {tid}); });
-    e.barrier();
-    // Warp w scans the pass's heads w, w + 8, ...: each lane sums its n
-    // positions, one warp scan of the lanes' sums carries them over.
-    e.forLoop(warp, e.idx(perPass), e.idx(kThreads / 32), [&](Value l) {
-      Value h = e.add(h0, l);
-      e.ifThen(e.lt(h, e.idx(heads)), [&] {
-        Value a = e.load(sA, {l});
-        SmallVector<Value> positions, vals, sums;
-        Value sum = e.f32(0.0);
-        for (int64_t j = 0; j < n; ++j) {
-          Value at = e.add(e.mul(lane, n), j);
-          Value in = e.lt(at, e.idx(q));
-          Value v = e.load(sDt, {e.add(e.mul(l, rowWords),
-                                       e.min(at, e.idx(q - 1)))});
-          v = e.select(in, v, e.f32(0.0));
-          sum = e.addf(sum, e.mulf(a, v));
-          positions.push_back(at);
-          vals.push_back(v);
-          sums.push_back(sum);
-        }
-        Value before = warpExclusive(e, warpInclusiveScan(e, sum));
-        for (int64_t j = 0; j < n; ++j) {
-          auto store = [&] {
-            e.store(vals[j], dtOut, {row, h, c, positions[j]});
-            e.store(e.addf(before, sums[j]), dA, {row, h, c, positions[j]});
-          };
-          if (32 * n == q)
-            store();
-          else
-            e.ifThen(e.lt(positions[j], e.idx(q)), store);
-        }
-      });
-    });
-    // The next pass restages the buffers.
-    e.barrier();
+  // Warp w scans heads w, w + 8, ...: lane l holds positions l, l + 32, ...
+  // of the chunk; every 32-position segment is a warp scan, carried into
+  // the next. All of a head's dt loads are issued before its scans.
+  constexpr int64_t kWarpsPerBlock = kThreads / 32;
+  int64_t segments = (p.chunk + 31) / 32;
+  Value lane = e.laneId();
+  Value warp = e.div(e.threadId(), e.idx(32));
+  e.forLoop(warp, e.idx(p.heads), e.idx(kWarpsPerBlock), [&](Value h) {
+    Value a = e.loadF32(f.arg("A"), {h});
+    Value bias = f.has("dt_bias") ? e.loadF32(f.arg("dt_bias"), {h}) : Value();
+    SmallVector<Value> pos, vals;
+    for (int64_t s = 0; s < segments; ++s) {
+      Value q = e.add(lane, e.idx(32 * s));
+      Value v =
+          processDt(e, p, e.loadF32(dt, {row, tokenAt(e, r, q), h}), bias);
+      pos.push_back(q);
+      vals.push_back(e.select(e.lt(q, r.len), v, e.f32(0.0)));
+    }
+    Value carry = e.f32(0.0);
+    for (int64_t s = 0; s < segments; ++s) {
+      Value sum = e.addf(carry, warpInclusiveScan(e, e.mulf(a, vals[s])));
+      auto store = [&] {
+        e.store(vals[s], dtOut, {row, h, c, pos[s]});
+        e.store(sum, dA, {row, h, c, pos[s]});
+      };
+      if (32 * (s + 1) <= p.chunk)
+        store();
+      else
+        e.ifThen(e.lt(pos[s], e.idx(p.chunk)), store);
+      if (s + 1 < segments)
+        carry = warpBroadcast(e, sum, 31);
+    }
   });
   blockRelease(e, f.arg("cumsum_ready"), index, e.idx(1));
 }
