@@ -166,7 +166,8 @@ Expected<CallTimes> timeIt(int warmup, int iters, F &&launch,
     if (!t.ok())
       return t.status();
     ms.push_back(*t);
-    hostUs.push_back(std::chrono::duration<double, std::micro>(h1 - h0).count());
+    hostUs.push_back(
+        std::chrono::duration<double, std::micro>(h1 - h0).count());
   }
   SSD_RT_RETURN_IF_ERROR(timer.start(stream));
   for (int i = 0; i < iters; ++i)
@@ -350,8 +351,7 @@ Expected<std::string> writeProfileWorkspace(const Prepared &p,
   std::string path = dir + "/" +
                      run.artifact.substr(run.artifact.find_last_of('/') + 1) +
                      "-b" + std::to_string(run.batch) + "-L" +
-                     std::to_string(run.seqlen) + "-" + fileStem(name) +
-                     ".npy";
+                     std::to_string(run.seqlen) + "-" + fileStem(name) + ".npy";
   std::vector<uint8_t> npy = serializeNpy(DType::I64, slot->shape, bytes);
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char *>(npy.data()),
@@ -385,8 +385,8 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
     });
     if (!t.ok())
       return t.status();
-    kernels += (kernels.empty() ? "" : ", ") + jsonString(m.kernels[kIndex].name) +
-               ": " + num(t->ms);
+    kernels += (kernels.empty() ? "" : ", ") +
+               jsonString(m.kernels[kIndex].name) + ": " + num(t->ms);
   }
   // A clean run on set 0 for the check.
   SSD_RT_RETURN_IF_ERROR(
@@ -403,8 +403,9 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
         profiles.emplace_back(name, *path);
     }
     if (profiles.empty())
-      std::fprintf(stderr, "ssd-bench: note: %s records no profile "
-                           "(compile it with ssd-compile --profile)\n",
+      std::fprintf(stderr,
+                   "ssd-bench: note: %s records no profile "
+                   "(compile it with ssd-compile --profile)\n",
                    run.artifact.c_str());
   }
   double err =

@@ -15,10 +15,11 @@ JSON.
 """
 import argparse
 import json
-import os
 import sys
 
 import numpy as np
+
+from profile_files import locate
 
 # The phase boundaries, in ChainPhase order (Profile.h).
 PHASES = [
@@ -54,19 +55,6 @@ def summarise(records, ms, clock_ghz):
         "item_us": stats(length), "gap_us": stats(gaps),
         "last_warp_after_thread0_us": stats(last_warp - ends[:, -1]),
     }
-
-
-def locate(path, bench_json):
-    """The record at `path`, or (results copied off the GPU machine) the file
-    of that name beside the bench JSON or in a folder beside it."""
-    if os.path.exists(path):
-        return path
-    here = os.path.dirname(os.path.abspath(bench_json))
-    name = os.path.basename(path)
-    for root, _, files in os.walk(here):
-        if name in files:
-            return os.path.join(root, name)
-    sys.exit(f"error: {path} not found, nor {name} under {here}")
 
 
 def main():

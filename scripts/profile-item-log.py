@@ -14,10 +14,11 @@ row: heads x p-blocks items, --step), and writes them as JSON.
 """
 import argparse
 import json
-import os
 import sys
 
 import numpy as np
+
+from profile_files import locate
 
 # The item kinds in ticket order (FusedKernel.cpp's dispatch).
 KINDS = ["init", "cumsum", "bmm", "chain", "final"]
@@ -65,19 +66,6 @@ def summarise(log, step):
                       "length_us": stats(end[t] - start[t])})
     out["chain_steps"] = steps
     return out
-
-
-def locate(path, bench_json):
-    """The file at `path`, or (results copied off the GPU machine) the file
-    of that name beside the bench JSON or in a folder beside it."""
-    if os.path.exists(path):
-        return path
-    here = os.path.dirname(os.path.abspath(bench_json))
-    name = os.path.basename(path)
-    for root, _, files in os.walk(here):
-        if name in files:
-            return os.path.join(root, name)
-    sys.exit(f"error: {path} not found, nor {name} under {here}")
 
 
 def main():

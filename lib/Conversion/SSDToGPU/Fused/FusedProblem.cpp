@@ -310,10 +310,8 @@ void addProfileWorkspace(FusedPlan &plan) {
   // Zeroed per launch: a record no item wrote (spare ones, where clusters
   // pad fewer tickets than allowed for) stays all zero.
   int64_t cluster = chooseKernelConfig(plan).cluster;
-  int64_t perChunk =
-      1 + plan.p.groups * cbTileItems(plan.p.chunk) + h * pb;
-  std::string tickets = productExpr({bx, std::to_string(2 * h * pb)}) +
-                        " + " +
+  int64_t perChunk = 1 + plan.p.groups * cbTileItems(plan.p.chunk) + h * pb;
+  std::string tickets = productExpr({bx, std::to_string(2 * h * pb)}) + " + " +
                         productExpr({bx, ncx, std::to_string(perChunk)});
   if (cluster > 1)
     tickets += " + " + std::to_string(5 * (cluster - 1));

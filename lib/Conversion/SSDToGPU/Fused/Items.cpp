@@ -287,10 +287,10 @@ void emitBmmItem(FusedBuild &f, Value index) {
     }
   CBTile t{row, group, c, placeChunk(f, c).range};
   Value i0 = e.mul(ti, edge), j0 = e.mul(tj, edge);
-  SmallVector<Value> acc = mm.accumulate(
-      mm.zero(), e.idx(0), e.idx(p.state),
-      cbRows(e, t, f.arg("C"), i0, /*vectors=*/false),
-      cbRows(e, t, f.arg("B"), j0, /*vectors=*/false));
+  SmallVector<Value> acc =
+      mm.accumulate(mm.zero(), e.idx(0), e.idx(p.state),
+                    cbRows(e, t, f.arg("C"), i0, /*vectors=*/false),
+                    cbRows(e, t, f.arg("B"), j0, /*vectors=*/false));
   mm.epilogue(acc, [&](Value ri, Value cj, Value v) {
     Value i = e.add(i0, ri), j = e.add(j0, cj);
     e.ifThen(e.andi(e.lt(i, e.idx(p.chunk)), e.lt(j, e.idx(p.chunk))),

@@ -57,8 +57,8 @@ void itemLogFinish(FusedBuild &f, Value ticket, int64_t kind) {
       memref::StoreOp::create(e.b, v, log, ValueRange{ticket, e.idx(field)});
     };
     put(0, arith::ConstantIntOp::create(e.b, kind, 64));
-    put(1, arith::ExtUIOp::create(
-               e.b, i64, NVVM::SmIdOp::create(e.b, e.b.getI32Type())));
+    put(1, arith::ExtUIOp::create(e.b, i64,
+                                  NVVM::SmIdOp::create(e.b, e.b.getI32Type())));
     put(2, memref::LoadOp::create(e.b, f.itemStart, ValueRange{e.idx(0)}));
     put(3, end);
   });
