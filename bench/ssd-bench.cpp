@@ -319,8 +319,6 @@ Status timeRound(Prepared &p, const Options &o) {
   return Status::success();
 }
 
-/// Times each kernel alone, checks the outputs and prints and returns the
-/// run's JSON row.
 /// "chain_profile" -> "chain-profile".
 std::string fileStem(std::string name) {
   std::replace(name.begin(), name.end(), '_', '-');
@@ -361,6 +359,8 @@ Expected<std::string> writeProfileWorkspace(const Prepared &p,
   return path;
 }
 
+/// Times each kernel alone, checks the outputs and prints and returns the
+/// run's JSON row.
 Expected<std::string> finish(Prepared &p, const Options &o) {
   const Run &run = p.run;
   const rt::Manifest &m = p.artifact.manifest();

@@ -309,17 +309,17 @@ void addProfileWorkspace(FusedPlan &plan) {
   // items, and in clusters each kind's range padded to whole groups.
   // Zeroed per launch: a record no item wrote (spare ones, where clusters
   // pad fewer tickets than allowed for) stays all zero.
-  int64_t cluster = chooseKernelConfig(plan).cluster;
+  int64_t padding = kItemKinds * (chooseKernelConfig(plan).cluster - 1);
+  int64_t perRow = 2 * h * pb;
   int64_t perChunk = 1 + plan.p.groups * cbTileItems(plan.p.chunk) + h * pb;
-  std::string tickets = productExpr({bx, std::to_string(2 * h * pb)}) + " + " +
+  std::string tickets = productExpr({bx, std::to_string(perRow)}) + " + " +
                         productExpr({bx, ncx, std::to_string(perChunk)});
-  if (cluster > 1)
-    tickets += " + " + std::to_string(5 * (cluster - 1));
+  if (padding)
+    tickets += " + " + std::to_string(padding);
   int64_t dyn = ShapedType::kDynamic;
   int64_t b = dims[0], nc = dims[2];
-  int64_t count = b == dyn || nc == dyn
-                      ? dyn
-                      : b * 2 * h * pb + b * nc * perChunk + 5 * (cluster - 1);
+  int64_t count =
+      b == dyn || nc == dyn ? dyn : b * perRow + b * nc * perChunk + padding;
   plan.zeroInit.push_back("item_log");
   plan.p.buffers.push_back(BufferSpec{
       "item_log",

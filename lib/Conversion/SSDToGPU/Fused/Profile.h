@@ -50,11 +50,15 @@ enum class ChainPhase : int64_t {
 constexpr int64_t kProfilePhases = static_cast<int64_t>(ChainPhase::Done);
 constexpr int64_t kProfileFields = 4 + kProfilePhases;
 constexpr int64_t kItemLogFields = 4;
+/// Item kinds in ticket order (init, cumsum, bmm, chain, final): the kind
+/// field's range, and in clusters the ranges each padded by up to
+/// cluster - 1 tickets.
+constexpr int64_t kItemKinds = 5;
 
 /// Allocates the shared start stamp of the item log (no-op without a
 /// profile); call once, outside the items' shared-memory marks.
 void itemLogInit(FusedBuild &f);
-/// Thread 0 stamps the start of the item of ticket `ticket`.
+/// Thread 0 stamps the start of the item the block is about to run.
 void itemLogStart(FusedBuild &f);
 /// Thread 0 writes the record of the item of ticket `ticket`, of kind
 /// `kind`, that it has just ended.
