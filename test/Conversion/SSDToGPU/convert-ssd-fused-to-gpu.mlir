@@ -46,6 +46,15 @@
 // CHECK: %[[GRID:.*]] = gpu.grid_dim x
 // CHECK: %[[ROWS:.*]] = arith.divui %[[GRID]], %c160
 // CHECK: arith.minsi %[[ROWS]], %c1
+// The cumsum items of a chunk are 5 slices of 16 heads only where the
+// grid's first wave holds every init, cumsum and bmm item split so
+// (80 + nc x (5 + 3) items); elsewhere one item a chunk.
+// CHECK: %[[GRID2:.*]] = gpu.grid_dim x
+// CHECK: %[[PERCHUNK:.*]] = arith.muli %{{.*}}, %c8 : index
+// CHECK: %[[FIRSTWAVE:.*]] = arith.addi %{{.*}}, %[[PERCHUNK]]
+// CHECK: %[[SPLIT:.*]] = arith.cmpi sle, %[[FIRSTWAVE]], %[[GRID2]]
+// CHECK: %[[SLICES:.*]] = arith.select %[[SPLIT]], %c5, %c1{{.*}} : index
+// CHECK: arith.muli %{{.*}}, %[[SLICES]]
 // The ticket: a relaxed add by thread 0, broadcast through shared memory.
 // CHECK: scf.while
 // CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic
@@ -57,6 +66,20 @@
 // CHECK-NEXT: llvm.fence syncscope("device") acq_rel
 // CHECK-NEXT: memref.extract_strided_metadata
 // CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic
+// A cumsum item scans heads [h0, min(h0 + ceil(80 / items), 80)) and adds
+// their count to the chunk's counter (a fence, then a relaxed add).
+// CHECK: %[[ITEMSM1:.*]] = arith.subi %[[ITEMS:.*]], %c1{{.*}} : index
+// CHECK-NEXT: %[[ROUND:.*]] = arith.addi %c80{{.*}}, %[[ITEMSM1]]
+// CHECK-NEXT: %[[PER:.*]] = arith.divui %[[ROUND]], %[[ITEMS]]
+// CHECK-NEXT: %[[H0:.*]] = arith.muli %{{.*}}, %[[PER]]
+// CHECK-NEXT: %[[HEND:.*]] = arith.addi %[[H0]], %[[PER]]
+// CHECK-NEXT: %[[H1:.*]] = arith.minsi %[[HEND]], %c80
+// CHECK: gpu.shuffle up
+// CHECK: %[[N:.*]] = arith.subi %[[H1]], %[[H0]]
+// CHECK-NEXT: %[[HEADS:.*]] = arith.maxsi %[[N]], %c0
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK: %[[ADD:.*]] = arith.index_cast %[[HEADS]] : index to i32
+// CHECK: llvm.atomicrmw add %{{.*}}, %[[ADD]] syncscope("device") monotonic
 // The chain item copies the chunk's x and B rows with cp.async (16 bytes,
 // zero-filled past the chunk) before it waits for the chunk's cumsum and CB.
 // CHECK: memref.extract_aligned_pointer_as_index %[[XROWS]]
@@ -64,13 +87,14 @@
 // CHECK: memref.extract_aligned_pointer_as_index %[[BCROWS]]
 // CHECK: nvvm.cp.async.shared.global
 // CHECK: nvvm.cp.async.commit.group
-// Waits: an acquire spin by thread 0 (the chunk's cumsum) and one by
-// thread 32 (its CB) at the same time, then a barrier and no fence. A
-// poll that finds the counter short sleeps 64 ns before the next.
+// Waits: an acquire spin by thread 0 (the chunk's cumsum: until it counts
+// all 80 heads) and one by thread 32 (its CB: all 3 tiles) at the same
+// time, then a barrier and no fence. A poll that finds the counter short
+// sleeps 64 ns before the next.
 // CHECK: arith.cmpi eq, %{{.*}}, %c0
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
 // CHECK-NEXT: %[[SEEN:.*]] = arith.index_cast
-// CHECK-NEXT: %[[SHORT:.*]] = arith.cmpi slt, %[[SEEN]]
+// CHECK-NEXT: %[[SHORT:.*]] = arith.cmpi slt, %[[SEEN]], %c80
 // CHECK-NEXT: scf.if %[[SHORT]] {
 // CHECK-NEXT: %[[NS:.*]] = arith.constant 64 : i32
 // CHECK-NEXT: nvvm.nanosleep %[[NS]]
@@ -79,6 +103,8 @@
 // CHECK: arith.cmpi eq, %{{.*}}, %c32
 // CHECK-NEXT: scf.if
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK-NEXT: %[[SEENCB:.*]] = arith.index_cast
+// CHECK-NEXT: arith.cmpi slt, %[[SEENCB]], %c3
 // CHECK-NOT: llvm.fence
 // CHECK: gpu.barrier
 // CHECK-NOT: llvm.fence

@@ -33,9 +33,9 @@
 // CHECK-NOT: nvvm.read.ptx.sreg.clock64
 
 // One record per ticket, zeroed per launch: 80 init and 80 final items, and
-// per chunk a cumsum item, three bmm items (the tiles of CB's lower
-// triangle) and 80 chain items.
-// LOG: {dtype = "i64", name = "item_log", shape = ["160 + nc * 84", 4], zero_init = true}
+// per chunk at most five cumsum items (slices of 16 heads), three bmm items
+// (the tiles of CB's lower triangle) and 80 chain items.
+// LOG: {dtype = "i64", name = "item_log", shape = ["160 + nc * 88", 4], zero_init = true}
 // LOG: gpu.func @ssd_fused(
 // LOG-SAME: memref<1x?x80x1x13xi64>, %[[LOG:arg[0-9]+]]: memref<?x4xi64>
 // LOG: scf.while

@@ -272,8 +272,9 @@ void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
       });
     });
   };
+  // A chunk's cumsum is complete once its items have published every head.
   if (cumsum)
-    spinIn(0, 1, [&](Value c) {
+    spinIn(0, f.p.heads, [&](Value c) {
       return counterPointer(e, f.arg("cumsum_ready"), chunkIndex(c));
     });
   // A chunk's CB is complete once each of its tile items has published.

@@ -42,7 +42,7 @@ TicketRanges ticketRanges(FusedBuild &f) {
   Value stateItems = e.mul(f.batch, perRow);
   Value chunks = e.mul(f.batch, f.numChunks);
   TicketRanges t;
-  t.counts = {stateItems, chunks,
+  t.counts = {stateItems, e.mul(chunks, cumsumItems(f)),
               e.mul(chunks, e.idx(p.groups * cbTileItems(p.chunk))),
               e.mul(e.mul(f.batch, f.chainSteps), perRow), stateItems};
   int64_t cluster = f.config.cluster;
@@ -224,6 +224,26 @@ void chooseChainRows(FusedBuild &f) {
   f.chainRows = e.max(e.min(rows, f.batch), e.idx(1));
 }
 
+/// Whether the cumsum items of a chunk are split into slices of heads: only
+/// where the grid's first wave holds every init, cumsum and bmm item split
+/// so. There the chain items of the first wave wait for 16 heads' cumsum
+/// each at once instead of one block's pass over all heads (at b1 2K,
+/// 80 + 16 x (5 + 3) items of the 264 blocks); where the first wave is
+/// full, more items would only add hand-offs (fixed splits measured
+/// 2.7-3.9% slower at the Mamba-2 2.7B layer's long shapes,
+/// bench/NOTES-fused-gpu.md).
+void chooseFirstWaveSplit(FusedBuild &f) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  int64_t cumsumSplit = cumsumSliceItems(p.heads);
+  int64_t bmmSplit = cbTileItems(p.chunk);
+  Value grid = gpu::GridDimOp::create(e.b, gpu::Dimension::x);
+  Value stateItems = e.mul(f.batch, e.idx(p.heads * f.plan.pBlocks));
+  Value splitItems = e.mul(e.mul(f.batch, f.numChunks),
+                           e.idx(cumsumSplit + p.groups * bmmSplit));
+  f.firstWaveSplit = e.le(e.add(stateItems, splitItems), grid);
+}
+
 } // namespace
 
 KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
@@ -273,6 +293,7 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
   else
     f.chainSteps = f.numChunks;
   chooseChainRows(f);
+  chooseFirstWaveSplit(f);
   if (config.clustered()) {
     k.func.setKnownClusterSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(config.cluster), 1, 1}));

@@ -6,10 +6,11 @@
 //
 //   1. init    (b, h, pb): state slot of every sequence start <- its initial
 //                          state (or zero); turn[b,h,pb] <- 1
-//   2. cumsum  (b, c):     dt_out, dA_cumsum of chunk c for every head;
-//                          cumsum_ready[b,c] <- 1
-//   3. bmm     (b, c, g):  CB of chunk c, group g (lower triangle);
-//                          cb_ready[b,c,g] <- 1
+//   2. cumsum  (b, c, s):  dt_out, dA_cumsum of chunk c for the heads of
+//                          slice s (every head where a chunk has one
+//                          item); cumsum_ready[b,c] += its heads
+//   3. bmm     (b, c, g, t): CB of chunk c, group g: tile t of the lower
+//                          triangle; cb_ready[b,c,g] += 1
 //   4. chain, one of two ways (FusedPlan::segmented), in groups of
 //      FusedBuild::chainRows batch rows whose chains interleave (step k of
 //      each row of the group before step k + 1 of any):
@@ -106,9 +107,17 @@ void addProfileWorkspace(FusedPlan &plan);
 
 /// The bmm items of one chunk and group: one per tile of CB's lower
 /// triangle (tileEdge(chunk) rows and columns), so that a chunk's CB is
-/// computed by that many blocks at once; the chain items wait for all of
-/// them (`cb_ready` counts their publishes).
+/// computed by that many blocks at once; the chain items wait until
+/// `cb_ready` counts every tile. (One item a chunk where the grid's first
+/// wave is full, as for the cumsum, took a loop of run-time length over the
+/// tiles, which doubled the kernel's stack frame.)
 int64_t cbTileItems(int64_t chunk);
+
+/// Heads of one cumsum item where the first wave is split
+/// (FusedBuild::firstWaveSplit), and the items that then make a chunk's
+/// cumsum; the chain items wait until `cumsum_ready` counts every head.
+constexpr int64_t kCumsumSliceHeads = 16;
+int64_t cumsumSliceItems(int64_t heads);
 
 /// The kernel while it is being built: arguments, sizes read at run time
 /// and the item counts that split the ticket range.
@@ -128,6 +137,10 @@ struct FusedBuild {
   /// Batch rows whose chains run interleaved (decodeChainIndex).
   Value chainRows;
   Value segmentChunks; // chunks per segment (segmented plans)
+  /// i1: the cumsum items of a chunk are split into slices of heads, at run
+  /// time, where the grid's first wave holds every init, cumsum and bmm item
+  /// split so (chooseFirstWaveSplit, cumsumItems).
+  Value firstWaveSplit;
   /// With TMA operands (KernelConfig::tmaOperands): mbarriers in shared
   /// memory (memref<Nxi64>), completing once per chain item, the first for
   /// the chunk's x and B rows and the second for its C rows, and the parity
@@ -188,6 +201,10 @@ constexpr int64_t kChunkStatePublished = 1, kEndStatePublished = 2;
 /// state chain (KernelConfig::lookBack).
 void walkStateChain(FusedBuild &f, llvm::function_ref<void()> byLookBack,
                     llvm::function_ref<void()> byTurns);
+
+/// Cumsum items per (row, chunk): cumsumSliceItems where the first wave is
+/// split (FusedBuild::firstWaveSplit), else 1.
+Value cumsumItems(FusedBuild &f);
 
 // The item bodies; `index` counts items of the kind from 0.
 void emitInitItem(FusedBuild &f, Value index);

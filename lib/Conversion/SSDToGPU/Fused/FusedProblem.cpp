@@ -305,13 +305,14 @@ void addProfileWorkspace(FusedPlan &plan) {
       true};
   plan.p.buffers.push_back(spec);
   // One record per ticket: init and final items per (row, head, p-block),
-  // per chunk a cumsum item, a bmm item per tile and group and the chain
-  // items, and in clusters each kind's range padded to whole groups.
-  // Zeroed per launch: a record no item wrote (spare ones, where clusters
-  // pad fewer tickets than allowed for) stays all zero.
+  // per chunk at most a cumsum item per slice of heads, a bmm item per tile
+  // and group, and the chain items, and in clusters each kind's range padded to
+  // whole groups. Zeroed per launch: a record no item wrote (spare ones, where
+  // clusters pad fewer tickets than allowed for) stays all zero.
   int64_t padding = kItemKinds * (chooseKernelConfig(plan).cluster - 1);
   int64_t perRow = 2 * h * pb;
-  int64_t perChunk = 1 + plan.p.groups * cbTileItems(plan.p.chunk) + h * pb;
+  int64_t perChunk =
+      cumsumSliceItems(h) + plan.p.groups * cbTileItems(plan.p.chunk) + h * pb;
   std::string tickets = productExpr({bx, std::to_string(perRow)}) + " + " +
                         productExpr({bx, ncx, std::to_string(perChunk)});
   if (padding)

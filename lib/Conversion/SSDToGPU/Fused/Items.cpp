@@ -184,7 +184,7 @@ void emitFinalItem(FusedBuild &f, Value index) {
 }
 
 //===----------------------------------------------------------------------===//
-// cumsum (b, c): dt_out and dA_cumsum of one chunk, every head
+// cumsum (b, c, slice): dt_out and dA_cumsum of one chunk, a slice of heads
 //===----------------------------------------------------------------------===//
 
 /// Inclusive prefix sum of `v` over the lanes of a warp (five shuffles).
@@ -211,20 +211,39 @@ static Value warpBroadcast(Emitter &e, Value v, int32_t src) {
       .getShuffleResult();
 }
 
+int64_t cumsumSliceItems(int64_t heads) {
+  return (heads + kCumsumSliceHeads - 1) / kCumsumSliceHeads;
+}
+
+Value cumsumItems(FusedBuild &f) {
+  return f.e.select(f.firstWaveSplit, f.e.idx(cumsumSliceItems(f.p.heads)),
+                    f.e.idx(1));
+}
+
 void emitCumsumItem(FusedBuild &f, Value index) {
   Emitter &e = f.e;
   const SSDProblem &p = f.p;
-  Value c = e.rem(index, f.numChunks), row = e.div(index, f.numChunks);
+  // index = (row * nc + c) * items + slice; the slice's heads are
+  // [h0, h1), ceil(heads / items) of them.
+  Value items = cumsumItems(f);
+  Value slice = e.rem(index, items), chunkIndex = e.div(index, items);
+  Value c = e.rem(chunkIndex, f.numChunks),
+        row = e.div(chunkIndex, f.numChunks);
+  Value heads = e.idx(p.heads);
+  Value perItem = e.div(e.add(heads, e.sub(items, e.idx(1))), items);
+  Value h0 = e.mul(slice, perItem);
+  Value h1 = e.min(e.add(h0, perItem), heads);
   ChunkRange r = placeChunk(f, c).range;
   Value dt = f.arg("dt"), dtOut = f.arg("dt_out"), dA = f.arg("dA_cumsum");
-  // Warp w scans heads w, w + 8, ...: lane l holds positions l, l + 32, ...
-  // of the chunk; every 32-position segment is a warp scan, carried into
-  // the next. All of a head's dt loads are issued before its scans.
+  // Warp w scans heads h0 + w, h0 + w + 8, ...: lane l holds positions l,
+  // l + 32, ... of the chunk; every 32-position segment is a warp scan,
+  // carried into the next. All of a head's dt loads are issued before its
+  // scans.
   constexpr int64_t kWarpsPerBlock = kThreads / 32;
   int64_t segments = (p.chunk + 31) / 32;
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
-  e.forLoop(warp, e.idx(p.heads), e.idx(kWarpsPerBlock), [&](Value h) {
+  e.forLoop(e.add(h0, warp), h1, e.idx(kWarpsPerBlock), [&](Value h) {
     Value a = e.loadF32(f.arg("A"), {h});
     Value bias = f.has("dt_bias") ? e.loadF32(f.arg("dt_bias"), {h}) : Value();
     SmallVector<Value> pos, vals;
@@ -250,7 +269,9 @@ void emitCumsumItem(FusedBuild &f, Value index) {
         carry = warpBroadcast(e, sum, 31);
     }
   });
-  blockRelease(e, f.arg("cumsum_ready"), index, e.idx(1));
+  // The chunk's counter counts heads: the chain items wait for all of them.
+  blockReleaseAdd(e, f.arg("cumsum_ready"), chunkIndex,
+                  e.max(e.sub(h1, h0), e.idx(0)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -296,7 +317,7 @@ void emitBmmItem(FusedBuild &f, Value index) {
     e.ifThen(e.andi(e.lt(i, e.idx(p.chunk)), e.lt(j, e.idx(p.chunk))),
              [&] { storeCB(e, f.k, t, i, j, v); });
   });
-  blockReleaseAdd(e, f.arg("cb_ready"), chunkGroup);
+  blockReleaseAdd(e, f.arg("cb_ready"), chunkGroup, e.idx(1));
 }
 
 } // namespace fused

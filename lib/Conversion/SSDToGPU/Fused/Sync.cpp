@@ -123,11 +123,11 @@ void blockRelease(Emitter &e, Value counters, Value index, Value value) {
       e, [&] { storeRelaxed(e, counterPointer(e, counters, index), value); });
 }
 
-void blockReleaseAdd(Emitter &e, Value counters, Value index) {
+void blockReleaseAdd(Emitter &e, Value counters, Value index, Value amount) {
   releaseFromThread0(e, [&] {
     LLVM::AtomicRMWOp::create(
         e.b, LLVM::AtomicBinOp::add, counterPointer(e, counters, index),
-        arith::ConstantIntOp::create(e.b, 1, 32),
+        arith::IndexCastOp::create(e.b, e.b.getI32Type(), amount),
         LLVM::AtomicOrdering::monotonic, kDeviceScope, /*alignment=*/4);
   });
 }

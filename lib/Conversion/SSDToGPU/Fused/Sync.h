@@ -75,10 +75,10 @@ void blockAcquire(Emitter &e, Value counters, Value index, Value target);
 void blockRelease(Emitter &e, Value counters, Value index, Value value);
 
 /// As blockRelease, for a counter several blocks publish to: counter
-/// `index` of `counters` grows by one (a relaxed atomic add after the
-/// fence), so that a consumer waits for as many publishes as there are
-/// producers.
-void blockReleaseAdd(Emitter &e, Value counters, Value index);
+/// `index` of `counters` grows by `amount` (an index; a relaxed atomic add
+/// after the fence), so that a consumer waits for the sum of what every
+/// producer did, however the work was split among them.
+void blockReleaseAdd(Emitter &e, Value counters, Value index, Value amount);
 
 /// Makes a value computed by thread 0 known to the whole block through the
 /// one-element shared buffer `slot` (i64 element type: a buffer of the
