@@ -77,9 +77,11 @@ def ConvertSSDFusedToGPU
     holds two kernels, `ssd_fused` (chunk) and `ssd_fused_lookback`, each
     with a launch condition (`when`) over the derived symbol `look_back`,
     so that every launch runs one of them; elsewhere `ssd_fused` alone
-    (chunk). Each gpu.func carries `ssd.state_chain`. Hand-offs are releases (a fence, then a
-    relaxed store, or a relaxed add where several items count into one counter) and acquire spins at device scope on counters in `zero_init` workspaces (`ticket`,
-    `cumsum_ready`, `cb_ready`, `state_turn`); the passed states live in the
+    (chunk). Each gpu.func carries `ssd.state_chain`. Hand-offs are
+    releases (a fence, then a relaxed store, or a relaxed add where several
+    items count into one counter) and acquire spins at device scope on
+    counters in `zero_init` workspaces (`ticket`, `cumsum_ready`, `cb_ready`,
+    `state_turn`); the passed states live in the
     `passed_states` workspace in the state precision, decays in f32.
 
     The launch is described by `ssd.launch` in the schema of

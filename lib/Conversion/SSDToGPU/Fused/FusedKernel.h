@@ -113,9 +113,10 @@ void addProfileWorkspace(FusedPlan &plan);
 /// tiles, which doubled the kernel's stack frame.)
 int64_t cbTileItems(int64_t chunk);
 
-/// Heads of one cumsum item where the first wave is split
-/// (FusedBuild::firstWaveSplit), and the items that then make a chunk's
-/// cumsum; the chain items wait until `cumsum_ready` counts every head.
+/// Where the first wave is split (FusedBuild::firstWaveSplit), a chunk's
+/// cumsum is cumsumSliceItems(heads) items of ceil(heads / items) heads
+/// each, at most kCumsumSliceHeads; the chain items wait until
+/// `cumsum_ready` counts every head.
 constexpr int64_t kCumsumSliceHeads = 16;
 int64_t cumsumSliceItems(int64_t heads);
 
