@@ -4,12 +4,15 @@
 // the cubin into the current context once, lay out the workspace, encode TMA
 // descriptors and pack parameters for every kernel, then enqueue the
 // workspace zeroing and the kernels on the caller's stream back to back.
+// All but the enqueueing is kept for the artifact's recent argument sets
+// (LaunchCache.h), so a repeated launch does only the enqueueing.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ssd/Runtime/Runtime.h"
 
 #include "Driver.h"
+#include "LaunchCache.h"
 #include "Params.h"
 #include "TensorMap.h"
 
@@ -19,8 +22,11 @@
 #include <deque>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 using namespace ssd::rt;
 
@@ -41,21 +47,37 @@ constexpr uint32_t kDefaultSharedLimit = 48 * 1024;
 struct LoadedModule {
   CUmodule module = nullptr;
   std::vector<CUfunction> functions; // Parallel to Manifest::kernels.
+  /// The dynamic shared memory each function is allowed so far (0: the
+  /// default): the limit is the function's, so it only ever grows.
+  std::vector<uint32_t> sharedAllowed;
 };
 
-Expected<DeviceInfo> queryDevice(const Driver &d) {
-  CUcontext ctx = nullptr;
-  CUresult r = d.cuCtxGetCurrent(&ctx);
+/// The calling thread's current context and its device.
+struct CurrentContext {
+  CUcontext context = nullptr;
+  CUdevice device = 0;
+};
+
+Expected<CurrentContext> currentContext(const Driver &d) {
+  CurrentContext current;
+  CUresult r = d.cuCtxGetCurrent(&current.context);
   if (r != CUDA_SUCCESS)
     return d.error(r, "cuCtxGetCurrent failed");
-  if (!ctx)
+  if (!current.context)
     return Status::error(
         "no current CUDA context on this thread; make one current first "
         "(PyTorch does on first CUDA use; with the driver API, "
         "cuDevicePrimaryCtxRetain and cuCtxSetCurrent)");
-  CUdevice dev;
-  if ((r = d.cuCtxGetDevice(&dev)) != CUDA_SUCCESS)
+  if ((r = d.cuCtxGetDevice(&current.device)) != CUDA_SUCCESS)
     return d.error(r, "cuCtxGetDevice failed");
+  return current;
+}
+
+Expected<DeviceInfo> queryDevice(const Driver &d) {
+  Expected<CurrentContext> current = currentContext(d);
+  if (!current.ok())
+    return current.status();
+  CUdevice dev = current->device;
   DeviceInfo info;
   info.ordinal = int(dev);
   int v = 0;
@@ -103,8 +125,8 @@ PointerQuery driverPointerQuery(const Driver &d) {
 }
 
 /// One kernel of a launch with everything the host computes for it done:
-/// the TMA descriptors encoded, the parameters packed, the function allowed
-/// the plan's shared memory.
+/// the TMA descriptors encoded and, once the workspace is known, the
+/// parameters packed.
 struct ReadyKernel {
   const KernelLaunch *launch = nullptr;
   CUfunction function = nullptr;
@@ -112,6 +134,21 @@ struct ReadyKernel {
   std::vector<CUtensorMap> maps; // Parallel to the kernel's params.
   KernelParams params;
 };
+
+/// A launch's host work: the plan, and every kernel that runs with its
+/// function and descriptors, its parameters packed for the workspace at
+/// `packedFor` (none while the workspace is not known). Immutable once
+/// cached; each ReadyKernel::launch points into `plan`.
+struct PreparedLaunch {
+  std::shared_ptr<const LaunchPlan> plan;
+  std::vector<ReadyKernel> kernels;
+  std::optional<uint64_t> packedFor;
+};
+
+/// How many argument sets an artifact keeps prepared: one per layer of a
+/// deep model calling it with its own buffers (64 in Mamba-2 2.7B), with
+/// room to spare; an entry is a few KB.
+constexpr size_t kPreparedLaunches = 256;
 
 /// Encodes the TMA descriptor of every tensor-map parameter of `launch`.
 Expected<std::vector<CUtensorMap>>
@@ -145,10 +182,10 @@ encodeTensorMaps(const Driver &d, const Manifest &m, const KernelLaunch &launch,
   return maps;
 }
 
+/// Kernel `index` of `plan` with its TMA descriptors encoded.
 Expected<ReadyKernel> prepareKernel(const Driver &d, const Manifest &m,
                                     const LaunchPlan &plan, size_t index,
-                                    const ArgumentMap &args, CUfunction f,
-                                    uint64_t workspaceBase) {
+                                    const ArgumentMap &args, CUfunction f) {
   ReadyKernel k;
   k.launch = &plan.kernels[index];
   k.function = f;
@@ -160,32 +197,37 @@ Expected<ReadyKernel> prepareKernel(const Driver &d, const Manifest &m,
   if (!maps.ok())
     return maps.status();
   k.maps = maps.take();
-  Expected<KernelParams> params =
-      packKernelParams(m, *k.launch, args, plan, workspaceBase, k.maps);
-  if (!params.ok())
-    return params.status();
-  k.params = params.take();
-  uint32_t shared = k.launch->sharedBytes;
-  if (shared > kDefaultSharedLimit) {
-    CUresult r = d.cuFuncSetAttribute(
-        f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(shared));
-    if (r != CUDA_SUCCESS)
-      return d.error(r, k.where + ": allowing " + std::to_string(shared) +
-                            " bytes of dynamic shared memory");
-  }
   return k;
+}
+
+/// `prepared` with every kernel's parameters packed for the workspace at
+/// `base`; `args` are those it was prepared for (equal by LaunchKey).
+Expected<std::shared_ptr<const PreparedLaunch>>
+packFor(const PreparedLaunch &prepared, const Manifest &m,
+        const ArgumentMap &args, uint64_t base) {
+  auto packed = std::make_shared<PreparedLaunch>(prepared);
+  for (ReadyKernel &k : packed->kernels) {
+    Expected<KernelParams> params =
+        packKernelParams(m, *k.launch, args, *packed->plan, base, k.maps);
+    if (!params.ok())
+      return params.status();
+    k.params = params.take();
+  }
+  packed->packedFor = base;
+  return std::shared_ptr<const PreparedLaunch>(std::move(packed));
 }
 
 /// Launches a prepared kernel on `stream`; a cluster shape travels as a
 /// launch attribute, so the cubin need not carry it.
-CUresult enqueueKernel(const Driver &d, ReadyKernel &k, CUstream stream) {
+CUresult enqueueKernel(const Driver &d, const ReadyKernel &k, CUstream stream) {
   const KernelLaunch &launch = *k.launch;
   const KernelSpec &spec = *launch.spec;
+  std::vector<void *> params = k.params.pointers();
   if (spec.cluster[0] * spec.cluster[1] * spec.cluster[2] == 1)
     return d.cuLaunchKernel(k.function, launch.grid[0], launch.grid[1],
                             launch.grid[2], launch.block[0], launch.block[1],
                             launch.block[2], launch.sharedBytes, stream,
-                            k.params.pointers(), nullptr);
+                            params.data(), nullptr);
   CUlaunchAttribute attr;
   std::memset(&attr, 0, sizeof(attr));
   attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -204,7 +246,7 @@ CUresult enqueueKernel(const Driver &d, ReadyKernel &k, CUstream stream) {
   config.hStream = stream;
   config.attrs = &attr;
   config.numAttrs = 1;
-  return d.cuLaunchKernelEx(&config, k.function, k.params.pointers(), nullptr);
+  return d.cuLaunchKernelEx(&config, k.function, params.data(), nullptr);
 }
 
 /// Frees an auto-allocated workspace on the stream however launch() exits.
@@ -233,6 +275,8 @@ struct Artifact::Impl {
   // keeps its own (never reused, 128 bytes each) while the artifact lives;
   // a deque keeps their addresses stable as it grows.
   std::deque<CUtensorMap> capturedDescriptors;
+  /// The host work of recent launches, by their arguments.
+  LaunchCache<PreparedLaunch> prepared{kPreparedLaunches};
 
   ~Impl() {
     // Errors are ignored: the context may already be gone.
@@ -241,6 +285,18 @@ struct Artifact::Impl {
   }
 
   Expected<const LoadedModule *> moduleFor(const Driver &d, CUcontext ctx);
+
+  /// Lets kernel `index` of the module in `ctx` use `bytes` of dynamic
+  /// shared memory, asking the driver only when that exceeds what it allows.
+  Status allowShared(const Driver &d, CUcontext ctx, size_t index,
+                     uint32_t bytes, const std::string &where);
+
+  /// The host work of a launch with `args` in the current context: cached
+  /// under `key`, or done now (every check, the plan, the descriptors, the
+  /// shared-memory opt-in) and cached unpacked.
+  Expected<std::shared_ptr<const PreparedLaunch>>
+  prepare(const Driver &d, const ArgumentMap &args, const LaunchKey &key,
+          CUcontext ctx);
 
   /// Host memory holding map for as long as a graph may replay a copy of it.
   const CUtensorMap *keepForReplays(const CUtensorMap &map) {
@@ -273,8 +329,62 @@ Expected<const LoadedModule *> Artifact::Impl::moduleFor(const Driver &d,
     }
     loaded.functions.push_back(f);
   }
+  loaded.sharedAllowed.assign(loaded.functions.size(), 0);
   auto [pos, inserted] = modules.emplace(ctx, std::move(loaded));
   return static_cast<const LoadedModule *>(&pos->second);
+}
+
+Status Artifact::Impl::allowShared(const Driver &d, CUcontext ctx, size_t index,
+                                   uint32_t bytes, const std::string &where) {
+  if (bytes <= kDefaultSharedLimit)
+    return Status::success();
+  std::lock_guard<std::mutex> lock(mutex);
+  LoadedModule &loaded = modules.at(ctx);
+  if (bytes <= loaded.sharedAllowed[index])
+    return Status::success();
+  CUresult r = d.cuFuncSetAttribute(
+      loaded.functions[index], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+      int(bytes));
+  if (r != CUDA_SUCCESS)
+    return d.error(r, where + ": allowing " + std::to_string(bytes) +
+                          " bytes of dynamic shared memory");
+  loaded.sharedAllowed[index] = bytes;
+  return Status::success();
+}
+
+Expected<std::shared_ptr<const PreparedLaunch>>
+Artifact::Impl::prepare(const Driver &d, const ArgumentMap &args,
+                        const LaunchKey &key, CUcontext ctx) {
+  if (std::shared_ptr<const PreparedLaunch> hit = prepared.find(key))
+    return hit;
+  Expected<DeviceInfo> device = queryDevice(d);
+  if (!device.ok())
+    return device.status();
+  Expected<LaunchPlan> plan =
+      planLaunch(manifest, args, *device, driverPointerQuery(d));
+  if (!plan.ok())
+    return plan.status();
+  Expected<const LoadedModule *> loaded = moduleFor(d, ctx);
+  if (!loaded.ok())
+    return loaded.status();
+
+  auto fresh = std::make_shared<PreparedLaunch>();
+  fresh->plan = std::make_shared<const LaunchPlan>(plan.take());
+  const LaunchPlan &p = *fresh->plan;
+  for (size_t ki = 0; ki < p.kernels.size(); ++ki) {
+    if (!p.kernels[ki].runs())
+      continue;
+    Expected<ReadyKernel> k =
+        prepareKernel(d, manifest, p, ki, args, (*loaded)->functions[ki]);
+    if (!k.ok())
+      return k.status();
+    SSD_RT_RETURN_IF_ERROR(
+        allowShared(d, ctx, ki, p.kernels[ki].sharedBytes, k->where));
+    fresh->kernels.push_back(k.take());
+  }
+  std::shared_ptr<const PreparedLaunch> result = std::move(fresh);
+  prepared.insert(key, result);
+  return result;
 }
 
 Status ssd::rt::driverAvailable() {
@@ -328,14 +438,30 @@ Expected<LaunchPlan> Artifact::plan(const ArgumentMap &args,
   return planLaunch(impl->manifest, args, device);
 }
 
+/// The LaunchKey of `args` in the current context, and the context.
+static Expected<std::pair<LaunchKey, CUcontext>>
+currentKey(const Driver &d, const ArgumentMap &args) {
+  Expected<CurrentContext> current = currentContext(d);
+  if (!current.ok())
+    return current.status();
+  return std::make_pair(
+      LaunchKey::of(current->context, int(current->device), args),
+      current->context);
+}
+
 Expected<uint64_t> Artifact::workspaceSize(const ArgumentMap &args) const {
-  Expected<DeviceInfo> device = currentDevice();
-  if (!device.ok())
-    return device.status();
-  Expected<LaunchPlan> p = planLaunch(impl->manifest, args, *device);
-  if (!p.ok())
-    return p.status();
-  return p->workspaceBytes;
+  Expected<const Driver *> driver = getDriver();
+  if (!driver.ok())
+    return driver.status();
+  Expected<std::pair<LaunchKey, CUcontext>> key = currentKey(**driver, args);
+  if (!key.ok())
+    return key.status();
+  // Prepared here, the launch that usually follows finds it done.
+  Expected<std::shared_ptr<const PreparedLaunch>> prepared =
+      impl->prepare(**driver, args, key->first, key->second);
+  if (!prepared.ok())
+    return prepared.status();
+  return (*prepared)->plan->workspaceBytes;
 }
 
 Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
@@ -346,57 +472,52 @@ Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
   const Driver &d = **driver;
   CUstream stream = static_cast<CUstream>(streamHandle);
 
-  Expected<DeviceInfo> device = queryDevice(d);
-  if (!device.ok())
-    return device.status();
-  Expected<LaunchPlan> plan =
-      planLaunch(impl->manifest, args, *device, driverPointerQuery(d));
-  if (!plan.ok())
-    return plan.status();
-
-  CUcontext ctx = nullptr;
-  d.cuCtxGetCurrent(&ctx);
-  Expected<const LoadedModule *> loaded = impl->moduleFor(d, ctx);
-  if (!loaded.ok())
-    return loaded.status();
+  Expected<std::pair<LaunchKey, CUcontext>> key = currentKey(d, args);
+  if (!key.ok())
+    return key.status();
+  Expected<std::shared_ptr<const PreparedLaunch>> prepared =
+      impl->prepare(d, args, key->first, key->second);
+  if (!prepared.ok())
+    return prepared.status();
+  std::shared_ptr<const PreparedLaunch> ready = prepared.take();
+  const LaunchPlan &plan = *ready->plan;
 
   // Workspace: the caller's, or one allocated on the stream.
   StreamBuffer owned{&d, 0, stream};
   uint64_t base = reinterpret_cast<uintptr_t>(workspace.devicePtr);
-  if (plan->workspaceBytes && base) {
-    if (workspace.bytes < plan->workspaceBytes)
+  if (plan.workspaceBytes && base) {
+    if (workspace.bytes < plan.workspaceBytes)
       return Status::error("workspace: " + std::to_string(workspace.bytes) +
                            " bytes given, the launch needs " +
-                           std::to_string(plan->workspaceBytes));
+                           std::to_string(plan.workspaceBytes));
     if (base % kWorkspaceAlignment)
       return Status::error("workspace: the buffer must be " +
                            std::to_string(kWorkspaceAlignment) +
                            "-byte aligned");
-  } else if (plan->workspaceBytes) {
-    CUresult r = d.cuMemAllocAsync(&owned.ptr, plan->workspaceBytes, stream);
+  } else if (plan.workspaceBytes) {
+    CUresult r = d.cuMemAllocAsync(&owned.ptr, plan.workspaceBytes, stream);
     if (r != CUDA_SUCCESS)
       return d.error(r, "allocating a workspace of " +
-                            std::to_string(plan->workspaceBytes) + " bytes");
+                            std::to_string(plan.workspaceBytes) + " bytes");
     base = owned.ptr;
   }
-  // The host's work for every kernel (TMA descriptors, parameters, the
-  // shared-memory opt-in) comes before anything is enqueued: the zeroing and
-  // the kernels follow each other on the stream with no host work between
-  // them, and an encoding or packing error leaves nothing enqueued. (The
-  // launch's device time without graphs did not change with this order:
-  // bench/NOTES-fused-gpu.md.)
-  std::vector<ReadyKernel> ready;
-  for (size_t ki = 0; ki < plan->kernels.size(); ++ki) {
-    if (!plan->kernels[ki].runs())
-      continue;
-    Expected<ReadyKernel> k = prepareKernel(d, impl->manifest, *plan, ki, args,
-                                            (*loaded)->functions[ki], base);
-    if (!k.ok())
-      return k.status();
-    ready.push_back(k.take());
+  // The parameters hold the workspace's addresses; a stream-ordered
+  // allocation usually returns the same block, so they are packed again
+  // only when it moves. Everything is prepared before anything is enqueued:
+  // the zeroing and the kernels follow each other on the stream with no
+  // host work between them, and an encoding or packing error leaves
+  // nothing enqueued. (The launch's device time without graphs did not
+  // change with this order: bench/NOTES-fused-gpu.md.)
+  if (ready->packedFor != base) {
+    Expected<std::shared_ptr<const PreparedLaunch>> packed =
+        packFor(*ready, impl->manifest, args, base);
+    if (!packed.ok())
+      return packed.status();
+    ready = packed.take();
+    impl->prepared.insert(key->first, ready);
   }
 
-  for (const ByteRange &z : plan->zeroRanges) {
+  for (const ByteRange &z : plan.zeroRanges) {
     CUresult r = d.cuMemsetD8Async(base + z.offset, 0, z.bytes, stream);
     if (r != CUDA_SUCCESS)
       return d.error(r, "zeroing workspace bytes [" + std::to_string(z.offset) +
@@ -410,7 +531,7 @@ Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
     return d.error(r, "querying whether the stream is capturing a graph");
   bool capturing = capture != CU_STREAM_CAPTURE_STATUS_NONE;
 
-  for (ReadyKernel &k : ready) {
+  for (const ReadyKernel &k : ready->kernels) {
     const KernelLaunch &launch = *k.launch;
     const KernelSpec &spec = *launch.spec;
     for (size_t pi = 0; pi < spec.params.size(); ++pi) {

@@ -8,17 +8,22 @@
 using namespace ssd::rt;
 
 void KernelParams::addBytes(const void *data, size_t size) {
-  Slot s{};
-  std::memcpy(s.bytes, data, std::min(size, sizeof(s.bytes)));
-  s.size = size;
-  slots.push_back(s);
+  size_t align = size >= 64 ? 64 : 8;
+  size_t offset = (used + align - 1) / align * align;
+  used = offset + size;
+  storage.resize((used + sizeof(Block) - 1) / sizeof(Block));
+  std::memcpy(reinterpret_cast<unsigned char *>(storage.data()) + offset, data,
+              size);
+  offsets.push_back(offset);
+  sizes.push_back(size);
 }
 
-void **KernelParams::pointers() {
-  ptrs.clear();
-  for (Slot &s : slots)
-    ptrs.push_back(s.bytes);
-  return ptrs.data();
+std::vector<void *> KernelParams::pointers() const {
+  std::vector<void *> ptrs;
+  ptrs.reserve(offsets.size());
+  for (size_t i = 0; i < offsets.size(); ++i)
+    ptrs.push_back(const_cast<void *>(dataAt(i)));
+  return ptrs;
 }
 
 /// MLIR's default lowering of a memref argument: allocated pointer, aligned

@@ -18,7 +18,8 @@
 namespace ssd::rt {
 
 /// cuLaunchKernel reads each parameter through a pointer, so every value has
-/// its own slot; 128-byte alignment suits by-value TMA descriptors.
+/// its own bytes: 8-byte aligned, 64 for by-value TMA descriptors, packed
+/// into one buffer (a prepared launch keeps its parameters).
 class KernelParams {
 public:
   void addBytes(const void *data, size_t size);
@@ -26,19 +27,22 @@ public:
     addBytes(&value, sizeof(T));
   }
 
-  size_t count() const { return slots.size(); }
-  size_t sizeAt(size_t i) const { return slots[i].size; }
-  const void *dataAt(size_t i) const { return slots[i].bytes; }
-  /// The array to pass as kernelParams; valid until the next add.
-  void **pointers();
+  size_t count() const { return offsets.size(); }
+  size_t sizeAt(size_t i) const { return sizes[i]; }
+  const void *dataAt(size_t i) const {
+    return reinterpret_cast<const unsigned char *>(storage.data()) + offsets[i];
+  }
+  /// The array to pass as kernelParams, valid while this object is
+  /// unchanged (a prepared launch's parameters are shared and never are).
+  std::vector<void *> pointers() const;
 
 private:
-  struct alignas(128) Slot {
-    unsigned char bytes[128];
-    size_t size;
+  struct alignas(64) Block {
+    unsigned char bytes[64];
   };
-  std::vector<Slot> slots;
-  std::vector<void *> ptrs;
+  std::vector<Block> storage;
+  std::vector<size_t> offsets, sizes;
+  size_t used = 0;
 };
 
 /// `tensorMaps[i]` is the encoded descriptor of parameter i when it is a

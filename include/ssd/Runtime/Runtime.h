@@ -62,12 +62,15 @@ public:
                             const DeviceInfo &device) const;
 
   /// Bytes of workspace a launch with these arguments needs on the current
-  /// device.
+  /// device; checks and prepares the launch as `launch` does.
   Expected<uint64_t> workspaceSize(const ArgumentMap &args) const;
 
   /// Checks every argument, then launches in order on `stream` (a CUstream;
   /// null is the default stream), in the current context, every kernel
   /// whose launch condition (`when`) holds and whose grid is not empty.
+  /// The checks and the preparation are kept for recent argument sets
+  /// (same context, pointers, dtypes, shapes and strides): a repeat only
+  /// checks the workspace and enqueues (docs/runtime.md).
   Status launch(const ArgumentMap &args, void *stream,
                 Workspace workspace = {}) const;
 

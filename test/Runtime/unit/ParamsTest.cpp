@@ -70,7 +70,8 @@ TEST_F(ParamsTest, PointersScalarsAndMemrefs) {
   EXPECT_EQ(strides, (std::vector<int64_t>{3072, 384, 128, 1}));
   EXPECT_EQ(valueAt<int32_t>(*p, 13), 300);
 
-  void **pointers = p->pointers();
+  std::vector<void *> pointers = p->pointers();
+  ASSERT_EQ(pointers.size(), p->count());
   EXPECT_EQ(pointers[13], p->dataAt(13));
 }
 
