@@ -11,7 +11,9 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +108,8 @@ class Artifact:
         _check(self._lib.ssdRtArtifactLoad(folder.encode(), ctypes.byref(handle)))
         self._handle: int | None = handle.value
         self.folder = folder
+        self._prepared: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._prepared_lock = threading.Lock()
         # Per tensor: (layout, alignment in bytes), as the manifest asks.
         with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
             tensors = json.load(f)["tensors"]
@@ -117,6 +121,40 @@ class Artifact:
     def target(self) -> str:
         value = self._lib.ssdRtArtifactGetTarget(self._handle)
         return value.decode() if value else ""
+
+    #: How many argument sets prepared() keeps: as many as the runtime
+    #: keeps prepared launches (one per layer of a deep model, and spare).
+    PREPARED_CALLS = 256
+
+    def prepared(self, key: Hashable,
+                 tensors: Callable[[], Sequence[DeviceTensor]]) -> tuple[Any, int]:
+        """The packed arguments and the workspace size of a call, kept by
+        `key`, which must identify everything tensors() describes (names,
+        addresses, dtypes, shapes, strides, devices): built on first use,
+        then reused, so that a repeated call skips the packing and the
+        workspace query. Errors are raised, not kept."""
+        with self._prepared_lock:
+            hit = self._prepared.get(key)
+            if hit is not None:
+                self._prepared.move_to_end(key)
+                return hit
+        packed = _Packed(tensors())
+        size = ctypes.c_uint64()
+        _check(self._lib.ssdRtArtifactGetWorkspaceSize(
+            self._handle, packed.array, packed.count, ctypes.byref(size)))
+        entry = (packed, size.value)
+        with self._prepared_lock:
+            self._prepared[key] = entry
+            while len(self._prepared) > self.PREPARED_CALLS:
+                self._prepared.popitem(last=False)
+        return entry
+
+    def launch_prepared(self, packed: Any, stream: int, workspace: int,
+                        workspace_bytes: int) -> None:
+        """launch() with arguments from prepared()."""
+        _check(self._lib.ssdRtArtifactLaunch(
+            self._handle, packed.array, packed.count, stream or None,
+            workspace or None, workspace_bytes))
 
     def workspace_size(self, tensors: Sequence[DeviceTensor]) -> int:
         packed = _Packed(tensors)

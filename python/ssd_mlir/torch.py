@@ -178,10 +178,17 @@ def kernel_spec(
                          return_varlen_states).spec
 
 
+_targets: dict[torch.device, str] = {}
+
+
 def _target_of(device: torch.device) -> str:
-    major, minor = torch.cuda.get_device_capability(device)
-    # Hopper's kernels use sm_90a-only instructions (wgmma, setmaxnreg).
-    return f"sm_{major}{minor}" + ("a" if (major, minor) == (9, 0) else "")
+    target = _targets.get(device)
+    if target is None:
+        major, minor = torch.cuda.get_device_capability(device)
+        # Hopper's kernels use sm_90a-only instructions (wgmma, setmaxnreg).
+        target = f"sm_{major}{minor}" + ("a" if (major, minor) == (9, 0) else "")
+        _targets[device] = target
+    return target
 
 
 def artifact_name(spec: LayerSpec, target: str = "sm_90a") -> str:
@@ -320,12 +327,14 @@ def _as_taken(t: Tensor, layout: str, alignment: int) -> Tensor:
     return t
 
 
+_RUNTIME_DTYPES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
+                   torch.int32: "i32"}
+
+
 def _run_gpu(spec: LayerSpec, inputs: dict[str, Tensor], y: Tensor,
              states: Tensor) -> None:
     from . import _runtime
 
-    names = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
-             torch.int32: "i32"}
     device = y.device
     index = device.index if device.index is not None else torch.cuda.current_device()
     with torch.cuda.device(index):
@@ -334,16 +343,23 @@ def _run_gpu(spec: LayerSpec, inputs: dict[str, Tensor], y: Tensor,
             name: _as_taken(t, *artifact.layouts.get(name, ("contiguous", 16)))
             for name, t in inputs.items()}
         all_tensors.update(y=y, final_states=states)  # fresh, dense, aligned
-        tensors = [
-            _runtime.DeviceTensor(name, t.data_ptr(), names[t.dtype], _shape(t),
-                                  [int(s) for s in t.stride()], index)
-            for name, t in all_tensors.items()
-        ]
+        # Everything the runtime's tensor descriptions are made of: a repeated
+        # call (the same buffers, as a caching allocator hands them back)
+        # reuses its packed arguments and workspace size.
+        key = (index, *((name, t.data_ptr(), t.dtype, t.shape, t.stride())
+                        for name, t in all_tensors.items()))
+
+        def describe() -> list[Any]:
+            return [_runtime.DeviceTensor(name, t.data_ptr(), _RUNTIME_DTYPES[t.dtype],
+                                          _shape(t), [int(s) for s in t.stride()],
+                                          index)
+                    for name, t in all_tensors.items()]
+
         try:
-            size = artifact.workspace_size(tensors)
+            packed, size = artifact.prepared(key, describe)
             workspace = torch.empty(max(size, 1), dtype=torch.uint8, device=device)
             stream = torch.cuda.current_stream(device).cuda_stream
-            artifact.launch(tensors, stream, workspace.data_ptr(), size)
+            artifact.launch_prepared(packed, stream, workspace.data_ptr(), size)
         except _runtime.RuntimeError_ as error:
             raise RuntimeError(f"ssd_mlir GPU launch ({artifact.folder}): {error}") from None
 
