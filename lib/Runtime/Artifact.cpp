@@ -50,7 +50,29 @@ struct LoadedModule {
   /// The dynamic shared memory each function is allowed so far (0: the
   /// default): the limit is the function's, so it only ever grows.
   std::vector<uint32_t> sharedAllowed;
+  /// Where each function reads its parameters, where the driver says
+  /// (cuFuncGetParamInfo, CUDA 12.4); parallel to `functions`.
+  std::vector<std::optional<std::vector<ParamPlacement>>> paramLayouts;
 };
+
+/// `f`'s parameter layout; none where the driver cannot say.
+std::optional<std::vector<ParamPlacement>> queryParamLayout(const Driver &d,
+                                                            CUfunction f) {
+  if (!d.cuFuncGetParamInfo)
+    return std::nullopt;
+  std::vector<ParamPlacement> layout;
+  // The kernel ABI allows at most 32764 bytes of parameters.
+  for (size_t i = 0; i < 32768; ++i) {
+    ParamPlacement p;
+    CUresult r = d.cuFuncGetParamInfo(f, i, &p.offset, &p.size);
+    if (r == CUDA_ERROR_INVALID_VALUE)
+      return layout; // Past the last parameter.
+    if (r != CUDA_SUCCESS)
+      return std::nullopt;
+    layout.push_back(p);
+  }
+  return std::nullopt;
+}
 
 /// The calling thread's current context and its device.
 struct CurrentContext {
@@ -132,7 +154,11 @@ struct ReadyKernel {
   CUfunction function = nullptr;
   std::string where;             // "kernel 'name' (i of n)", for errors.
   std::vector<CUtensorMap> maps; // Parallel to the kernel's params.
+  /// The function's parameter layout, where the driver gave it.
+  const std::optional<std::vector<ParamPlacement>> *layout = nullptr;
   KernelParams params;
+  /// `params` in that layout, launched as one buffer.
+  std::optional<ParamBuffer> buffer;
 };
 
 /// A launch's host work: the plan, and every kernel that runs with its
@@ -212,6 +238,13 @@ packFor(const PreparedLaunch &prepared, const Manifest &m,
     if (!params.ok())
       return params.status();
     k.params = params.take();
+    if (k.layout && *k.layout) {
+      Expected<ParamBuffer> buffer =
+          layOutParams(k.params, **k.layout, k.where);
+      if (!buffer.ok())
+        return buffer.status();
+      k.buffer = buffer.take();
+    }
   }
   packed->packedFor = base;
   return std::shared_ptr<const PreparedLaunch>(std::move(packed));
@@ -222,12 +255,26 @@ packFor(const PreparedLaunch &prepared, const Manifest &m,
 CUresult enqueueKernel(const Driver &d, const ReadyKernel &k, CUstream stream) {
   const KernelLaunch &launch = *k.launch;
   const KernelSpec &spec = *launch.spec;
-  std::vector<void *> params = k.params.pointers();
+  // One buffer where the layout is known (the driver copies it whole),
+  // else a pointer per parameter.
+  std::vector<void *> pointers;
+  size_t bufferSize = k.buffer ? k.buffer->size() : 0;
+  void *extra[] = {reinterpret_cast<void *>(kLaunchParamBufferPointer),
+                   const_cast<void *>(k.buffer ? k.buffer->data() : nullptr),
+                   reinterpret_cast<void *>(kLaunchParamBufferSize),
+                   &bufferSize, reinterpret_cast<void *>(kLaunchParamEnd)};
+  void **params = nullptr, **extraParams = nullptr;
+  if (k.buffer) {
+    extraParams = extra;
+  } else {
+    pointers = k.params.pointers();
+    params = pointers.data();
+  }
   if (spec.cluster[0] * spec.cluster[1] * spec.cluster[2] == 1)
     return d.cuLaunchKernel(k.function, launch.grid[0], launch.grid[1],
                             launch.grid[2], launch.block[0], launch.block[1],
-                            launch.block[2], launch.sharedBytes, stream,
-                            params.data(), nullptr);
+                            launch.block[2], launch.sharedBytes, stream, params,
+                            extraParams);
   CUlaunchAttribute attr;
   std::memset(&attr, 0, sizeof(attr));
   attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -246,7 +293,7 @@ CUresult enqueueKernel(const Driver &d, const ReadyKernel &k, CUstream stream) {
   config.hStream = stream;
   config.attrs = &attr;
   config.numAttrs = 1;
-  return d.cuLaunchKernelEx(&config, k.function, params.data(), nullptr);
+  return d.cuLaunchKernelEx(&config, k.function, params, extraParams);
 }
 
 /// Frees an auto-allocated workspace on the stream however launch() exits.
@@ -330,6 +377,8 @@ Expected<const LoadedModule *> Artifact::Impl::moduleFor(const Driver &d,
     loaded.functions.push_back(f);
   }
   loaded.sharedAllowed.assign(loaded.functions.size(), 0);
+  for (CUfunction f : loaded.functions)
+    loaded.paramLayouts.push_back(queryParamLayout(d, f));
   auto [pos, inserted] = modules.emplace(ctx, std::move(loaded));
   return static_cast<const LoadedModule *>(&pos->second);
 }
@@ -378,6 +427,7 @@ Artifact::Impl::prepare(const Driver &d, const ArgumentMap &args,
         prepareKernel(d, manifest, p, ki, args, (*loaded)->functions[ki]);
     if (!k.ok())
       return k.status();
+    k->layout = &(*loaded)->paramLayouts[ki];
     SSD_RT_RETURN_IF_ERROR(
         allowShared(d, ctx, ki, p.kernels[ki].sharedBytes, k->where));
     fresh->kernels.push_back(k.take());

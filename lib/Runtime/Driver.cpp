@@ -38,14 +38,15 @@ public:
 
   bool usable() const { return v1 || v2; }
 
-  template <typename Fn> Status resolve(const char *name, Fn &out) {
+  template <typename Fn>
+  Status resolve(const char *name, Fn &out, int version = kDriverApiVersion) {
     void *fn = nullptr;
     CUresult r;
     if (v2) {
       int found = 0;
-      r = v2(name, &fn, kDriverApiVersion, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+      r = v2(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found);
     } else {
-      r = v1(name, &fn, kDriverApiVersion, CU_GET_PROC_ADDRESS_DEFAULT);
+      r = v1(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT);
     }
     if (r != CUDA_SUCCESS || !fn)
       return Status::error("the CUDA driver lacks " + std::string(name) +
@@ -85,6 +86,9 @@ Status resolveAll(Resolver &r, Driver &d) {
   SSD_RT_RESOLVE(cuMemcpyHtoDAsync);
   SSD_RT_RESOLVE(cuStreamIsCapturing);
 #undef SSD_RT_RESOLVE
+  // Optional: without it, launches pass their parameters one by one.
+  if (!r.resolve("cuFuncGetParamInfo", d.cuFuncGetParamInfo, 12040).ok())
+    d.cuFuncGetParamInfo = nullptr;
   return Status::success();
 }
 } // namespace

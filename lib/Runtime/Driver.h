@@ -54,6 +54,9 @@ struct Driver {
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*cuStreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
+  /// CUDA 12.4 and newer; null where the driver lacks it.
+  CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *,
+                                 size_t *) = nullptr;
 
   /// "what: CUDA_ERROR_NAME: description" for a failed call.
   Status error(CUresult result, const std::string &what) const;

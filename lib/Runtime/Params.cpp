@@ -26,6 +26,35 @@ std::vector<void *> KernelParams::pointers() const {
   return ptrs;
 }
 
+Expected<ParamBuffer>
+ssd::rt::layOutParams(const KernelParams &params,
+                      const std::vector<ParamPlacement> &layout,
+                      const std::string &where) {
+  if (layout.size() != params.count())
+    return Status::error(where + ": the cubin's function takes " +
+                         std::to_string(layout.size()) +
+                         " parameters, the manifest lists " +
+                         std::to_string(params.count()) +
+                         "; the manifest does not describe this cubin");
+  ParamBuffer buffer;
+  for (size_t i = 0; i < layout.size(); ++i) {
+    if (layout[i].size != params.sizeAt(i))
+      return Status::error(
+          where + ": parameter " + std::to_string(i) + " is " +
+          std::to_string(layout[i].size) + " bytes in the cubin, " +
+          std::to_string(params.sizeAt(i)) +
+          " as the manifest lists it; the manifest does not describe "
+          "this cubin");
+    buffer.bytes = std::max(buffer.bytes, layout[i].offset + layout[i].size);
+  }
+  buffer.storage.resize((buffer.bytes + sizeof(ParamBuffer::Block) - 1) /
+                        sizeof(ParamBuffer::Block));
+  auto *base = reinterpret_cast<unsigned char *>(buffer.storage.data());
+  for (size_t i = 0; i < layout.size(); ++i)
+    std::memcpy(base + layout[i].offset, params.dataAt(i), layout[i].size);
+  return buffer;
+}
+
 /// MLIR's default lowering of a memref argument: allocated pointer, aligned
 /// pointer, offset, then sizes and strides (in elements), all 64-bit.
 static void addMemref(KernelParams &params, uint64_t address,

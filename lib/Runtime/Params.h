@@ -13,6 +13,7 @@
 #include "ssd/Runtime/Plan.h"
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace ssd::rt {
@@ -44,6 +45,39 @@ private:
   std::vector<size_t> offsets, sizes;
   size_t used = 0;
 };
+
+/// Where a kernel's code reads parameter i: cuFuncGetParamInfo's answer.
+struct ParamPlacement {
+  size_t offset = 0;
+  size_t size = 0;
+};
+
+/// The parameters as one buffer in the kernel's own layout, for
+/// CU_LAUNCH_PARAM_BUFFER_POINTER: the driver copies it whole instead of
+/// reading each parameter through its own pointer.
+class ParamBuffer {
+public:
+  const void *data() const { return storage.data(); }
+  size_t size() const { return bytes; }
+
+private:
+  friend Expected<ParamBuffer> layOutParams(const KernelParams &,
+                                            const std::vector<ParamPlacement> &,
+                                            const std::string &);
+  struct alignas(128) Block {
+    unsigned char bytes[128];
+  };
+  std::vector<Block> storage;
+  size_t bytes = 0;
+};
+
+/// `params` placed as `layout` says; an error naming `where` when the
+/// function takes another number of parameters or another size at some
+/// index than the manifest's parameter list packs (the manifest does not
+/// describe this cubin).
+Expected<ParamBuffer> layOutParams(const KernelParams &params,
+                                   const std::vector<ParamPlacement> &layout,
+                                   const std::string &where);
 
 /// `tensorMaps[i]` is the encoded descriptor of parameter i when it is a
 /// by-value TMA parameter; `workspaceBase` is the device address of the

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CudaDecls.h"
 #include <cstddef>
 #include <cstdint>
 #include <cuda.h>
@@ -78,3 +79,11 @@ static_assert(offsetof(fallback::CUlaunchConfig, numAttrs) ==
               "");
 static_assert(sizeof(fallback::CUdeviceptr) == sizeof(::CUdeviceptr), "");
 static_assert(sizeof(fallback::CUresult) == sizeof(::CUresult), "");
+SSD_SAME(CUDA_ERROR_INVALID_VALUE);
+static_assert(ssd::rt::kLaunchParamEnd == CU_LAUNCH_PARAM_END_AS_INT, "");
+static_assert(ssd::rt::kLaunchParamBufferPointer ==
+                  CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT,
+              "");
+static_assert(ssd::rt::kLaunchParamBufferSize ==
+                  CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT,
+              "");

@@ -20,7 +20,25 @@ namespace {
 FakeCudaState state;
 
 // Handles are addresses of these; the runtime only compares and passes them.
-char moduleTag, functionTag;
+char moduleTag, functionTags[16];
+std::vector<std::string> functionNames; // Of functionTags[i].
+
+const std::string &nameOf(CUfunction f) {
+  return functionNames[reinterpret_cast<char *>(f) - functionTags];
+}
+
+/// Offsets at the natural alignment of each size (64 for descriptors).
+std::vector<size_t> offsetsOf(const std::vector<size_t> &sizes) {
+  std::vector<size_t> offsets;
+  size_t at = 0;
+  for (size_t size : sizes) {
+    size_t align = size >= 64 ? 64 : size;
+    at = (at + align - 1) / align * align;
+    offsets.push_back(at);
+    at += size;
+  }
+  return offsets;
+}
 
 CUresult fakeInit(unsigned int) { return CUDA_SUCCESS; }
 CUresult fakeDriverGetVersion(int *v) {
@@ -81,8 +99,27 @@ CUresult fakeModuleLoadData(CUmodule *m, const void *) {
   return CUDA_SUCCESS;
 }
 CUresult fakeModuleUnload(CUmodule) { return CUDA_SUCCESS; }
-CUresult fakeModuleGetFunction(CUfunction *f, CUmodule, const char *) {
-  *f = reinterpret_cast<CUfunction>(&functionTag);
+CUresult fakeModuleGetFunction(CUfunction *f, CUmodule, const char *name) {
+  size_t i = 0;
+  while (i < functionNames.size() && functionNames[i] != name)
+    ++i;
+  if (i == functionNames.size()) {
+    if (i == sizeof(functionTags))
+      return CUresult(500);
+    functionNames.push_back(name);
+  }
+  *f = reinterpret_cast<CUfunction>(&functionTags[i]);
+  return CUDA_SUCCESS;
+}
+CUresult fakeFuncGetParamInfo(CUfunction f, size_t index, size_t *offset,
+                              size_t *size) {
+  auto it = state.paramSizes.find(nameOf(f));
+  if (it == state.paramSizes.end())
+    return CUresult(801); // CUDA_ERROR_NOT_SUPPORTED
+  if (index >= it->second.size())
+    return CUDA_ERROR_INVALID_VALUE;
+  *offset = offsetsOf(it->second)[index];
+  *size = it->second[index];
   return CUDA_SUCCESS;
 }
 CUresult fakeFuncSetAttribute(CUfunction, CUfunction_attribute a, int value) {
@@ -94,25 +131,48 @@ CUresult fakeFuncSetAttribute(CUfunction, CUfunction_attribute a, int value) {
 }
 
 /// Keeps the launch's parameters: 8 bytes of each (a TMA descriptor's first
-/// 8 bytes are, in this fake, its global address).
-CUresult recordLaunch(void **params, size_t count) {
+/// 8 bytes are, in this fake, its global address), from the pointer array
+/// or from the one buffer of `extra` at the function's layout.
+CUresult recordLaunch(CUfunction f, void **params, void **extra) {
   ++state.launches;
   state.lastParams.clear();
-  for (size_t i = 0; i < count; ++i) {
+  if ((params == nullptr) == (extra == nullptr))
+    return CUDA_ERROR_INVALID_VALUE; // Exactly one of them, as the driver asks.
+  const unsigned char *buffer = nullptr;
+  size_t bufferSize = 0;
+  for (void **e = extra; e && *e; e += 2) {
+    if (*e == reinterpret_cast<void *>(ssd::rt::kLaunchParamBufferPointer))
+      buffer = static_cast<const unsigned char *>(e[1]);
+    else if (*e == reinterpret_cast<void *>(ssd::rt::kLaunchParamBufferSize))
+      bufferSize = *static_cast<size_t *>(e[1]);
+    else
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::vector<size_t> offsets;
+  if (extra) {
+    ++state.bufferLaunches;
+    auto it = state.paramSizes.find(nameOf(f));
+    if (!buffer || it == state.paramSizes.end())
+      return CUDA_ERROR_INVALID_VALUE;
+    offsets = offsetsOf(it->second);
+    if (bufferSize < offsets.back() + it->second.back())
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  for (size_t i = 0; i < state.paramsToRecord; ++i) {
     uint64_t v = 0;
-    std::memcpy(&v, params[i], sizeof(v));
+    std::memcpy(&v, extra ? buffer + offsets[i] : params[i], sizeof(v));
     state.lastParams.push_back(v);
   }
   return state.failLaunches ? CUresult(1) : CUDA_SUCCESS;
 }
-CUresult fakeLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned,
+CUresult fakeLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned,
                           unsigned, unsigned, unsigned, CUstream, void **params,
-                          void **) {
-  return recordLaunch(params, state.paramsToRecord);
+                          void **extra) {
+  return recordLaunch(f, params, extra);
 }
-CUresult fakeLaunchKernelEx(const CUlaunchConfig *, CUfunction, void **params,
-                            void **) {
-  return recordLaunch(params, state.paramsToRecord);
+CUresult fakeLaunchKernelEx(const CUlaunchConfig *, CUfunction f, void **params,
+                            void **extra) {
+  return recordLaunch(f, params, extra);
 }
 CUresult fakeTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType,
                                   cuuint32_t, void *address, const cuuint64_t *,
@@ -172,6 +232,7 @@ const Entry kEntries[] = {
     SSD_FAKE(cuMemsetD8Async, fakeMemsetD8Async),
     SSD_FAKE(cuMemcpyHtoDAsync, fakeMemcpyHtoDAsync),
     SSD_FAKE(cuStreamIsCapturing, fakeStreamIsCapturing),
+    SSD_FAKE(cuFuncGetParamInfo, fakeFuncGetParamInfo),
 };
 #undef SSD_FAKE
 

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace ssd::rt::fake {
@@ -19,6 +21,10 @@ struct FakeCudaState {
   CUdeviceptr nextAllocation = 0x40000000; ///< cuMemAllocAsync's answer.
   size_t paramsToRecord = 0; ///< How many of a launch's parameters to keep.
   bool failLaunches = false;
+  /// Parameter sizes by function name: cuFuncGetParamInfo answers with
+  /// these, placed at their natural alignment; for a function not listed
+  /// it fails (as a driver that cannot say).
+  std::map<std::string, std::vector<size_t>> paramSizes;
   // Counts of calls.
   int deviceAttributeQueries = 0;
   int pointerQueries = 0;
@@ -29,6 +35,7 @@ struct FakeCudaState {
   int memsets = 0;
   int descriptorCopies = 0;
   int launches = 0;
+  int bufferLaunches = 0; ///< Launches with the parameters as one buffer.
   /// The first 8 bytes of each recorded parameter of the last launch.
   std::vector<uint64_t> lastParams;
 };

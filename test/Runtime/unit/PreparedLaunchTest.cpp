@@ -208,4 +208,49 @@ TEST_F(PreparedLaunchTest, AFailedEnqueueIsReportedAndLeavesNoTrace) {
   EXPECT_EQ(fake->tensorMapEncodes, 2);
 }
 
+/// The parameter sizes of the test manifest's kernels, as a cubin built
+/// from it declares them.
+void declareParamSizes(FakeCudaState *fake) {
+  std::vector<size_t> cumsum(13, 8); // dt, A, dA_cumsum's 11 memref words
+  cumsum.push_back(4);               // seqlen, i32
+  std::vector<size_t> fused = {128, 8, 8, 8, 8, 8}; // x's map, B's, C .. y
+  fused.insert(fused.end(), 11, 8);                 // final_states, memref
+  fused.insert(fused.end(), {8, 8, 4, 8}); // workspaces, batch, nchunks
+  fake->paramSizes["ssd_chunk_cumsum"] = cumsum;
+  fake->paramSizes["ssd_fused"] = fused;
+}
+
+TEST_F(PreparedLaunchTest, AKnownLayoutLaunchesOneBuffer) {
+  declareParamSizes(fake);
+  ArgumentMap args = problem(128);
+  ASSERT_TRUE(launch(args).ok());
+  ASSERT_TRUE(launch(args).ok());
+  EXPECT_EQ(fake->launches, 4);
+  EXPECT_EQ(fake->bufferLaunches, 4);
+  EXPECT_EQ(fake->lastParams[0], 0x100000u); // x's descriptor, by value.
+  EXPECT_EQ(fake->lastParams[1],
+            fake->nextAllocation + descriptorOffsetOfB(args));
+}
+
+TEST_F(PreparedLaunchTest, ALayoutUnlikeTheManifestsIsAnError) {
+  declareParamSizes(fake);
+  fake->paramSizes["ssd_fused"].pop_back();
+  Status s = launch(problem(128));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "kernel 'ssd_fused' (2 of 2): the cubin's function "
+                         "takes 20 parameters, the manifest lists 21; the "
+                         "manifest does not describe this cubin");
+
+  SetUp(); // A fresh artifact, whose module asks for the layout again.
+  declareParamSizes(fake);
+  fake->paramSizes["ssd_fused"][0] = 8;
+  s = launch(problem(128));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "kernel 'ssd_fused' (2 of 2): parameter 0 is 8 bytes "
+                         "in the cubin, 128 as the manifest lists it; the "
+                         "manifest does not describe this cubin");
+  EXPECT_EQ(fake->launches, 0); // Nothing was enqueued.
+  EXPECT_EQ(fake->memsets, 0);
+}
+
 } // namespace
