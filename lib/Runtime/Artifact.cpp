@@ -55,23 +55,27 @@ struct LoadedModule {
   std::vector<std::optional<std::vector<ParamPlacement>>> paramLayouts;
 };
 
-/// `f`'s parameter layout; none where the driver cannot say.
-std::optional<std::vector<ParamPlacement>> queryParamLayout(const Driver &d,
-                                                            CUfunction f) {
+/// Where `f` reads its first `count` parameters (the number the manifest
+/// packs), fewer where it takes fewer; none where the driver cannot say.
+/// The driver has no parameter count, and a query past the last parameter
+/// is an API error (which compute-sanitizer reports), so none is made:
+/// a function taking more parameters fails its launch instead, the buffer
+/// being too short for them.
+std::optional<std::vector<ParamPlacement>>
+queryParamLayout(const Driver &d, CUfunction f, size_t count) {
   if (!d.cuFuncGetParamInfo)
     return std::nullopt;
   std::vector<ParamPlacement> layout;
-  // The kernel ABI allows at most 32764 bytes of parameters.
-  for (size_t i = 0; i < 32768; ++i) {
+  for (size_t i = 0; i < count; ++i) {
     ParamPlacement p;
     CUresult r = d.cuFuncGetParamInfo(f, i, &p.offset, &p.size);
     if (r == CUDA_ERROR_INVALID_VALUE)
-      return layout; // Past the last parameter.
+      break; // Past its last parameter: layOutParams reports the count.
     if (r != CUDA_SUCCESS)
       return std::nullopt;
     layout.push_back(p);
   }
-  return std::nullopt;
+  return layout;
 }
 
 /// The calling thread's current context and its device.
@@ -377,8 +381,10 @@ Expected<const LoadedModule *> Artifact::Impl::moduleFor(const Driver &d,
     loaded.functions.push_back(f);
   }
   loaded.sharedAllowed.assign(loaded.functions.size(), 0);
-  for (CUfunction f : loaded.functions)
-    loaded.paramLayouts.push_back(queryParamLayout(d, f));
+  for (size_t ki = 0; ki < loaded.functions.size(); ++ki)
+    loaded.paramLayouts.push_back(
+        queryParamLayout(d, loaded.functions[ki],
+                         packedParamCount(manifest, manifest.kernels[ki])));
   auto [pos, inserted] = modules.emplace(ctx, std::move(loaded));
   return static_cast<const LoadedModule *>(&pos->second);
 }

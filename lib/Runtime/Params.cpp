@@ -26,6 +26,23 @@ std::vector<void *> KernelParams::pointers() const {
   return ptrs;
 }
 
+size_t ssd::rt::packedParamCount(const Manifest &manifest,
+                                 const KernelSpec &k) {
+  size_t count = 0;
+  for (const ParamSpec &p : k.params) {
+    size_t rank = 0;
+    if (p.kind == ParamKind::Tensor)
+      rank = manifest.findTensor(p.name)->shape.size();
+    else if (p.kind == ParamKind::Workspace)
+      rank = manifest.findWorkspace(p.name)->shape.size();
+    bool memref =
+        (p.kind == ParamKind::Tensor || p.kind == ParamKind::Workspace) &&
+        p.abi != Abi::Pointer;
+    count += memref ? 3 + 2 * rank : 1;
+  }
+  return count;
+}
+
 Expected<ParamBuffer>
 ssd::rt::layOutParams(const KernelParams &params,
                       const std::vector<ParamPlacement> &layout,

@@ -71,6 +71,11 @@ private:
   size_t bytes = 0;
 };
 
+/// How many parameters packKernelParams packs for kernel `k` of `manifest`
+/// (a memref takes 3 + 2 x rank): how many a cubin's function built from it
+/// takes.
+size_t packedParamCount(const Manifest &manifest, const KernelSpec &k);
+
 /// `params` placed as `layout` says; an error naming `where` when the
 /// function takes another number of parameters or another size at some
 /// index than the manifest's parameter list packs (the manifest does not

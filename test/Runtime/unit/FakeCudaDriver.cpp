@@ -116,8 +116,10 @@ CUresult fakeFuncGetParamInfo(CUfunction f, size_t index, size_t *offset,
   auto it = state.paramSizes.find(nameOf(f));
   if (it == state.paramSizes.end())
     return CUresult(801); // CUDA_ERROR_NOT_SUPPORTED
-  if (index >= it->second.size())
+  if (index >= it->second.size()) {
+    ++state.paramQueriesPastTheEnd;
     return CUDA_ERROR_INVALID_VALUE;
+  }
   *offset = offsetsOf(it->second)[index];
   *size = it->second[index];
   return CUDA_SUCCESS;

@@ -36,6 +36,9 @@ struct FakeCudaState {
   int descriptorCopies = 0;
   int launches = 0;
   int bufferLaunches = 0; ///< Launches with the parameters as one buffer.
+  /// cuFuncGetParamInfo calls past a function's last parameter: API errors,
+  /// which compute-sanitizer reports.
+  int paramQueriesPastTheEnd = 0;
   /// The first 8 bytes of each recorded parameter of the last launch.
   std::vector<uint64_t> lastParams;
 };

@@ -56,6 +56,7 @@ TEST_F(ParamsTest, PointersScalarsAndMemrefs) {
   ASSERT_TRUE(p.ok()) << p.message();
   // dt, A, then dA_cumsum as a rank-4 memref (2 + 1 + 4 + 4), then seqlen.
   ASSERT_EQ(p->count(), 2u + 11u + 1u);
+  EXPECT_EQ(packedParamCount(manifest, *plan.kernels[0].spec), p->count());
   EXPECT_EQ(valueAt<uint64_t>(*p, 0), 0x200000u);
   EXPECT_EQ(valueAt<uint64_t>(*p, 1), 0x300000u);
   EXPECT_EQ(valueAt<uint64_t>(*p, 2), workspaceBase);
@@ -83,6 +84,7 @@ TEST_F(ParamsTest, TensorMapsOptionalTensorsAndWorkspaces) {
       packKernelParams(manifest, fused, args, plan, workspaceBase, maps);
   ASSERT_TRUE(p.ok()) << p.message();
   ASSERT_EQ(p->count(), 8u + 11u + 2u);
+  EXPECT_EQ(packedParamCount(manifest, *fused.spec), p->count());
   // By value: the 128-byte descriptor itself, 64-byte aligned.
   EXPECT_EQ(p->sizeAt(0), 128u);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p->dataAt(0)) % 64, 0u);

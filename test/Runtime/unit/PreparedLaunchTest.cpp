@@ -227,6 +227,7 @@ TEST_F(PreparedLaunchTest, AKnownLayoutLaunchesOneBuffer) {
   ASSERT_TRUE(launch(args).ok());
   EXPECT_EQ(fake->launches, 4);
   EXPECT_EQ(fake->bufferLaunches, 4);
+  EXPECT_EQ(fake->paramQueriesPastTheEnd, 0); // No API error to report.
   EXPECT_EQ(fake->lastParams[0], 0x100000u); // x's descriptor, by value.
   EXPECT_EQ(fake->lastParams[1],
             fake->nextAllocation + descriptorOffsetOfB(args));
