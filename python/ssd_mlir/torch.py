@@ -147,6 +147,39 @@ def kernel_chunk_size(chunk_size: int) -> int:
     return value
 
 
+# Checked calls by what the checks read (_call_key), so that a layer called
+# again with the same shapes is not checked again; emptied when full.
+_checked_calls: dict[tuple[Any, ...], _combined.Call] = {}
+_CHECKED_CALLS = 1024
+# Exact types whose shape, dtype and device are what they say (a model's D
+# and dt_bias are parameters).
+_PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
+
+
+def _call_key(tensors: Tuple[Any, ...], chunk_size: Any, dt_softplus: Any,
+              dt_limit: Any, return_varlen_states: Any) -> Optional[tuple[Any, ...]]:
+    """Everything the argument checks and the kernel choice read: each
+    tensor's shape, dtype and device, the scalars with their types, and
+    $SSD_MLIR_CHUNK_SIZE. None where an argument is not plainly a tensor,
+    None or a scalar of the expected type (a subclass such as torch.compile's
+    fake tensors, or a wrong type): such a call is checked in full."""
+    parts = []
+    for t in tensors:
+        if t is None:
+            parts.append(None)
+        elif type(t) in _PLAIN_TENSORS:
+            parts.append((t.shape, t.dtype, t.device))
+        else:
+            return None
+    if (type(chunk_size) is not int or type(dt_softplus) is not bool
+            or type(return_varlen_states) is not bool or type(dt_limit) is not tuple
+            or len(dt_limit) != 2 or not all(type(v) in (int, float) for v in dt_limit)):
+        return None
+    return (tuple(parts), chunk_size, dt_softplus, dt_limit,
+            tuple(type(v) for v in dt_limit), return_varlen_states,
+            os.environ.get(CHUNK_SIZE_ENV))
+
+
 def _checked_call(
     x: Tensor, dt: Tensor, A: Tensor, B: Tensor, C: Tensor, chunk_size: int,
     D: Optional[Tensor], z: Optional[Tensor], dt_bias: Optional[Tensor],
@@ -155,10 +188,19 @@ def _checked_call(
     return_varlen_states: bool,
 ) -> _combined.Call:
     """The arguments checked (chunk_size as asked), with the kernel the call
-    runs (at kernel_chunk_size(chunk_size))."""
-    return _combined.checked_call(_TORCH, x, dt, A, B, C, chunk_size, D, z, dt_bias,
-                                  initial_states, seq_idx, cu_seqlens, dt_softplus,
-                                  dt_limit, return_varlen_states, kernel_chunk_size)
+    runs (at kernel_chunk_size(chunk_size)); a refused call raises every time."""
+    key = _call_key((x, dt, A, B, C, D, z, dt_bias, initial_states, seq_idx, cu_seqlens),
+                    chunk_size, dt_softplus, dt_limit, return_varlen_states)
+    call = _checked_calls.get(key) if key is not None else None
+    if call is None:
+        call = _combined.checked_call(_TORCH, x, dt, A, B, C, chunk_size, D, z, dt_bias,
+                                      initial_states, seq_idx, cu_seqlens, dt_softplus,
+                                      dt_limit, return_varlen_states, kernel_chunk_size)
+        if key is not None:
+            if len(_checked_calls) >= _CHECKED_CALLS:
+                _checked_calls.clear()
+            _checked_calls[key] = call
+    return call
 
 
 def kernel_spec(

@@ -306,6 +306,46 @@ def test_argument_errors(mutate, error, message):
         mamba_chunk_scan_combined(**args)
 
 
+def test_checks_are_kept_by_what_they_read(monkeypatch):
+    from ssd_mlir import torch as op_module
+    monkeypatch.setattr(op_module, "_checked_calls", {})
+    args = dict(small(D="h", dt_bias=True), chunk_size=8)
+    args["D"] = torch.nn.Parameter(args["D"])  # As a model holds it.
+
+    def check(**changes):
+        a = {**args, **changes}
+        return op_module._checked_call(
+            a["x"], a["dt"], a["A"], a["B"], a["C"], a["chunk_size"], a["D"], None,
+            a["dt_bias"], None, None, None, True, (0.0, math.inf), False)
+
+    first = check()
+    assert check() is first and len(op_module._checked_calls) == 1
+    # Other tensors with the same shapes, dtypes and devices: the same check.
+    assert check(x=args["x"].clone(), dt=args["dt"] * 2) is first
+    # Anything the checks read is part of the key: refused every time.
+    for _ in range(2):
+        with pytest.raises(TypeError, match=r"C: expected dtype torch.float32"):
+            check(C=args["C"].half())
+        with pytest.raises(ValueError, match=r"chunk_size: expected a power of two"):
+            check(chunk_size=24)
+    longer = small(seed=1, seqlen=64)
+    assert check(x=longer["x"], dt=longer["dt"], B=longer["B"],
+                 C=longer["C"]).seqlen == 64
+    # The kernel's chunk size follows $SSD_MLIR_CHUNK_SIZE.
+    monkeypatch.setenv("SSD_MLIR_CHUNK_SIZE", "requested")
+    assert check().spec.chunk_size == 8
+    monkeypatch.setenv("SSD_MLIR_CHUNK_SIZE", "64")
+    assert check().spec.chunk_size == 64
+    # A tensor subclass is checked in full and not kept.
+    kept = len(op_module._checked_calls)
+
+    class Marked(torch.Tensor):
+        pass
+
+    assert check(A=args["A"].as_subclass(Marked)).nheads == 4
+    assert len(op_module._checked_calls) == kept
+
+
 @pytest.mark.parametrize("cu,seq_cuts,message", [
     ((0, 10, 30), (10,), r"cu_seqlens: expected offsets from 0 to seqlen = 37, got 0 to 30"),
     ((0, 20, 10, 37), (10,), r"cu_seqlens: expected non-decreasing offsets, element 2 is 10 after 20"),
