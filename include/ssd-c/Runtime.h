@@ -55,14 +55,18 @@ const char *ssdRtArtifactGetKernelName(SsdRtArtifact artifact, size_t index);
 /* The target the cubin was compiled for, e.g. "sm_90a". */
 const char *ssdRtArtifactGetTarget(SsdRtArtifact artifact);
 
-/* Workspace bytes a launch with these tensors needs on the current device. */
+/* Workspace bytes a launch with these tensors needs on the current device.
+ * Checks the tensors and prepares the launch as ssdRtArtifactLaunch does,
+ * so that the launch which follows finds that work done. */
 SsdRtError ssdRtArtifactGetWorkspaceSize(SsdRtArtifact artifact,
                                          const SsdRtTensor *tensors,
                                          size_t numTensors, uint64_t *bytes);
 
 /* Launches on `stream` (a CUstream; NULL is the default stream) in the
  * current context. `workspace` may be NULL: the launch then allocates it on
- * the stream. */
+ * the stream. The checks and the preparation of the artifact's last 256
+ * tensor sets (the same pointers, dtypes, shapes and strides in the same
+ * context) are kept: a repeat only checks the workspace and enqueues. */
 SsdRtError ssdRtArtifactLaunch(SsdRtArtifact artifact,
                                const SsdRtTensor *tensors, size_t numTensors,
                                void *stream, void *workspace,
