@@ -163,7 +163,7 @@ def _call_key(tensors: Tuple[Any, ...], chunk_size: Any, dt_softplus: Any,
     $SSD_MLIR_CHUNK_SIZE. None where an argument is not plainly a tensor,
     None or a scalar of the expected type (a subclass such as torch.compile's
     fake tensors, or a wrong type): such a call is checked in full."""
-    parts = []
+    parts: list[Optional[tuple[Any, ...]]] = []
     for t in tensors:
         if t is None:
             parts.append(None)
