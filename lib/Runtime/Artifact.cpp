@@ -193,7 +193,8 @@ Artifact::Impl::prepare(const Driver &d, const ArgumentMap &args,
         prepareKernel(d, manifest, p, ki, args, (*loaded)->functions[ki]);
     if (!k.ok())
       return k.status();
-    k->layout = &(*loaded)->paramLayouts[ki];
+    const auto &layout = (*loaded)->paramLayouts[ki];
+    k->layout = layout ? &*layout : nullptr;
     SSD_RT_RETURN_IF_ERROR(
         allowShared(d, ctx, ki, p.kernels[ki].sharedBytes, k->where));
     fresh->kernels.push_back(k.take());

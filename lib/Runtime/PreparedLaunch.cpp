@@ -77,9 +77,8 @@ ssd::rt::packFor(const PreparedLaunch &prepared, const Manifest &m,
     if (!params.ok())
       return params.status();
     k.params = params.take();
-    if (k.layout && *k.layout) {
-      Expected<ParamBuffer> buffer =
-          layOutParams(k.params, **k.layout, k.where);
+    if (k.layout) {
+      Expected<ParamBuffer> buffer = layOutParams(k.params, *k.layout, k.where);
       if (!buffer.ok())
         return buffer.status();
       k.buffer = buffer.take();

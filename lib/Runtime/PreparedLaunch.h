@@ -29,8 +29,8 @@ struct ReadyKernel {
   CUfunction function = nullptr;
   std::string where;             // "kernel 'name' (i of n)", for errors.
   std::vector<CUtensorMap> maps; // Parallel to the kernel's params.
-  /// The function's parameter layout, where the driver gave it.
-  const std::optional<std::vector<ParamPlacement>> *layout = nullptr;
+  /// The function's parameter layout; null where the driver cannot say.
+  const std::vector<ParamPlacement> *layout = nullptr;
   KernelParams params;
   /// `params` in that layout, launched as one buffer.
   std::optional<ParamBuffer> buffer;

@@ -139,10 +139,7 @@ class Artifact:
                 self._prepared.move_to_end(key)
                 return hit
         packed = _Packed(tensors())
-        size = ctypes.c_uint64()
-        _check(self._lib.ssdRtArtifactGetWorkspaceSize(
-            self._handle, packed.array, packed.count, ctypes.byref(size)))
-        entry = (packed, size.value)
+        entry = (packed, self._workspace_size(packed))
         with self._prepared_lock:
             self._prepared[key] = entry
             while len(self._prepared) > self.PREPARED_CALLS:
@@ -156,19 +153,18 @@ class Artifact:
             self._handle, packed.array, packed.count, stream or None,
             workspace or None, workspace_bytes))
 
-    def workspace_size(self, tensors: Sequence[DeviceTensor]) -> int:
-        packed = _Packed(tensors)
+    def _workspace_size(self, packed: Any) -> int:
         size = ctypes.c_uint64()
         _check(self._lib.ssdRtArtifactGetWorkspaceSize(
             self._handle, packed.array, packed.count, ctypes.byref(size)))
         return size.value
 
+    def workspace_size(self, tensors: Sequence[DeviceTensor]) -> int:
+        return self._workspace_size(_Packed(tensors))
+
     def launch(self, tensors: Sequence[DeviceTensor], stream: int, workspace: int,
                workspace_bytes: int) -> None:
-        packed = _Packed(tensors)
-        _check(self._lib.ssdRtArtifactLaunch(
-            self._handle, packed.array, packed.count, stream or None,
-            workspace or None, workspace_bytes))
+        self.launch_prepared(_Packed(tensors), stream, workspace, workspace_bytes)
 
     def __del__(self) -> None:
         handle, self._handle = getattr(self, "_handle", None), None
