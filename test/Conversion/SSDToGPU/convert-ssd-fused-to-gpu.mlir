@@ -11,7 +11,7 @@
 // only the next chain step's fold reads a slot, the scan reads the state
 // from shared memory. Shared memory is one
 // dynamic arena (the item kinds reuse its bytes), over the 48 KB static
-// limit: 107536 bytes is the per-chunk chain item's (the chunk's x rows,
+// limit: 107568 bytes is the per-chunk chain item's (the chunk's x rows,
 // 18 KB, and B then C rows, 34 KB, copied by cp.async; 34 KB of x w
 // stages and the chunk state's output tile, which the fold reads; the
 // 17 KB resident state operand; the scan's y runs from the fragments); with
@@ -20,23 +20,25 @@
 // that two blocks per SM still fit in the H200's 228 KB. The segment size
 // is chosen at run time from the grid size. By default (copy=auto on
 // sm_90a) the rows come by TMA instead: three descriptor parameters, and
-// 103952 bytes (dense swizzled rows, no padding, no shared row scales).
+// 103984 bytes (dense swizzled rows, no padding, no shared row scales).
 // DEFAULT-LABEL: module attributes
 // DEFAULT-SAME: name = "state_turn"}, {box = [1, 128, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}
-// DEFAULT-SAME: shared_memory = 103952 : i64
+// DEFAULT-SAME: shared_memory = 103984 : i64
 // DEFAULT: gpu.func @ssd_fused(
 // DEFAULT-SAME: operands = "tma"
 
 // CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // CHECK-SAME: constants = {chunk_size = 128 : i64, dstate = 128 : i64, dtype = "bf16", features = ["D", "dt_bias", "softplus"], headdim = 64 : i64, ngroups = 1 : i64, nheads = 80 : i64, p_block = 64 : i64, state_dtype = "f32"}
-// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "dt_out"}, {abi = "memref", kind = "workspace", name = "dA_cumsum"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cumsum_ready"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 107536 : i64}]
+// CHECK-SAME: kernels = [{block = [256], grid = ["num_sms * 2"], name = "ssd_fused", params = [{abi = "memref", kind = "tensor", name = "x"}, {abi = "memref", kind = "tensor", name = "dt"}, {abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "B"}, {abi = "memref", kind = "tensor", name = "C"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "CB"}, {abi = "memref", kind = "workspace", name = "passed_states"}, {abi = "memref", kind = "workspace", name = "ticket"}, {abi = "memref", kind = "workspace", name = "cb_ready"}, {abi = "memref", kind = "workspace", name = "state_turn"}], shared_memory = 107568 : i64}]
 // CHECK-SAME: tensors = [{dtype = "bf16", layout = "inner_contiguous", name = "x", shape = [1, "L", 80, 64]}
 // CHECK-SAME: {dtype = "f32", name = "final_states", output = true, shape = [1, 80, 64, 128]}]
-// CHECK-SAME: workspaces = [{dtype = "f32", name = "dt_out", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "dA_cumsum", shape = [1, 80, "nc", 128]}, {dtype = "f32", name = "CB", shape = [1, "nc", 1, 128, 128]}, {dtype = "f32", name = "passed_states", shape = [1, 2, 80, 64, 128]}, {dtype = "i32", name = "ticket", shape = [1], zero_init = true}, {dtype = "i32", name = "cumsum_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "cb_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}]
+// No dt_out, dA_cumsum or cumsum_ready: the chain items compute their
+// chunk's cumsum themselves.
+// CHECK-SAME: workspaces = [{dtype = "f32", name = "CB", shape = [1, "nc", 1, 128, 128]}, {dtype = "f32", name = "passed_states", shape = [1, 2, 80, 64, 128]}, {dtype = "i32", name = "ticket", shape = [1], zero_init = true}, {dtype = "i32", name = "cb_ready", shape = ["nc"], zero_init = true}, {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}]
 // CHECK-NOT: func.func
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @ssd_fused(
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, cluster = 1 : i64, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 107536 : i64, state_chain = "chunk", state_mma = "mma.sync", state_ring = 2 : i64}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, cluster = 1 : i64, cumsum = "chain_item", mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 107568 : i64, state_chain = "chunk", state_mma = "mma.sync", state_ring = 2 : i64}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
 // CHECK-NEXT: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[XROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x72xbf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[BCROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x136xbf16, #gpu.address_space<workgroup>>
@@ -46,15 +48,9 @@
 // CHECK: %[[GRID:.*]] = gpu.grid_dim x
 // CHECK: %[[ROWS:.*]] = arith.divui %[[GRID]], %c160
 // CHECK: arith.minsi %[[ROWS]], %c1
-// The cumsum items of a chunk are 5 slices of 16 heads only where the
-// grid's first wave holds every init, cumsum and bmm item split so
-// (80 + nc x (5 + 3) items); elsewhere one item a chunk.
-// CHECK: %[[GRID2:.*]] = gpu.grid_dim x
-// CHECK: %[[PERCHUNK:.*]] = arith.muli %{{.*}}, %c8 : index
-// CHECK: %[[FIRSTWAVE:.*]] = arith.addi %{{.*}}, %[[PERCHUNK]]
-// CHECK: %[[SPLIT:.*]] = arith.cmpi sle, %[[FIRSTWAVE]], %[[GRID2]]
-// CHECK: %[[SLICES:.*]] = arith.select %[[SPLIT]], %c5, %c1{{.*}} : index
-// CHECK: arith.muli %{{.*}}, %[[SLICES]]
+// No cumsum items: the chain items compute their own (below), so no
+// first-wave split of them either.
+// CHECK-NOT: arith.select %{{.*}}, %c5, %c1
 // The ticket: a relaxed add by thread 0, broadcast through shared memory.
 // CHECK: scf.while
 // CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic
@@ -66,48 +62,38 @@
 // CHECK-NEXT: llvm.fence syncscope("device") acq_rel
 // CHECK-NEXT: memref.extract_strided_metadata
 // CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic
-// A cumsum item scans heads [h0, min(h0 + ceil(80 / items), 80)) and adds
-// their count to the chunk's counter (a fence, then a relaxed add).
-// CHECK: %[[ITEMSM1:.*]] = arith.subi %[[ITEMS:.*]], %c1{{.*}} : index
-// CHECK-NEXT: %[[ROUND:.*]] = arith.addi %c80{{.*}}, %[[ITEMSM1]]
-// CHECK-NEXT: %[[PER:.*]] = arith.divui %[[ROUND]], %[[ITEMS]]
-// CHECK-NEXT: %[[H0:.*]] = arith.muli %{{.*}}, %[[PER]]
-// CHECK-NEXT: %[[HEND:.*]] = arith.addi %[[H0]], %[[PER]]
-// CHECK-NEXT: %[[H1:.*]] = arith.minsi %[[HEND]], %c80
-// CHECK: gpu.shuffle up
-// CHECK: %[[N:.*]] = arith.subi %[[H1]], %[[H0]]
-// CHECK-NEXT: %[[HEADS:.*]] = arith.maxsi %[[N]], %c0
-// CHECK: llvm.fence syncscope("device") acq_rel
-// CHECK: %[[ADD:.*]] = arith.index_cast %[[HEADS]] : index to i32
-// CHECK: llvm.atomicrmw add %{{.*}}, %[[ADD]] syncscope("device") monotonic
 // The chain item copies the chunk's x and B rows with cp.async (16 bytes,
-// zero-filled past the chunk) before it waits for the chunk's cumsum and CB.
+// zero-filled past the chunk) first.
 // CHECK: memref.extract_aligned_pointer_as_index %[[XROWS]]
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}}
 // CHECK: memref.extract_aligned_pointer_as_index %[[BCROWS]]
 // CHECK: nvvm.cp.async.shared.global
 // CHECK: nvvm.cp.async.commit.group
-// Waits: an acquire spin by thread 0 (the chunk's cumsum: until it counts
-// all 80 heads) and one by thread 32 (its CB: all 3 tiles) at the same
-// time, then a barrier and no fence. A poll that finds the counter short
-// sleeps 64 ns before the next.
-// CHECK: arith.cmpi eq, %{{.*}}, %c0
-// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
-// CHECK-NEXT: %[[SEEN:.*]] = arith.index_cast
-// CHECK-NEXT: %[[SHORT:.*]] = arith.cmpi slt, %[[SEEN]], %c80
-// CHECK-NEXT: scf.if %[[SHORT]] {
-// CHECK-NEXT: %[[NS:.*]] = arith.constant 64 : i32
-// CHECK-NEXT: nvvm.nanosleep %[[NS]]
+// Thread 32 reads the chunk's CB counter once (acquire, no spin) and
+// leaves whether it counts all 3 tiles in a shared flag.
+// CHECK: %[[T32:.*]] = arith.cmpi eq, %{{.*}}, %c32 : index
+// CHECK-NEXT: scf.if %[[T32]] {
+// CHECK: %[[CBNOW:.*]] = llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK-NEXT: %[[CBSEEN:.*]] = arith.index_cast %[[CBNOW]]
+// CHECK-NEXT: %c3{{.*}} = arith.constant 3 : index
+// CHECK-NEXT: %[[CBDONE:.*]] = arith.cmpi sle, %c3{{.*}}, %[[CBSEEN]]
+// CHECK: %[[CBFLAG:.*]] = arith.extui %[[CBDONE]] : i1 to i32
+// CHECK-NEXT: memref.store %[[CBFLAG]], %[[FLAG:.*]][%{{.*}}] : memref<1xi32, #gpu.address_space<workgroup>>
+// The block computes the chunk's dt (softplus of dt + dt_bias) and its
+// dA_cumsum, a token a thread: warp scans, the warps' totals through
+// shared memory, one barrier; then it stages them and the weights.
+// CHECK-NOT: scf.while
+// CHECK: math.log1p
+// CHECK-COUNT-5: gpu.shuffle up
+// CHECK: memref.store %{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT: }
-// CHECK-NEXT: scf.condition(%[[SHORT]]) %[[SEEN]]
-// CHECK: arith.cmpi eq, %{{.*}}, %c32
-// CHECK-NEXT: scf.if
-// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
-// CHECK-NEXT: %[[SEENCB:.*]] = arith.index_cast
-// CHECK-NEXT: arith.cmpi slt, %[[SEENCB]], %c3
-// CHECK-NOT: llvm.fence
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
-// CHECK-NOT: llvm.fence
+// CHECK-NEXT: %c0_i32{{.*}} = arith.constant 0 : i32
+// CHECK-NEXT: %c0{{.*}} = arith.constant 0 : index
+// CHECK-NEXT: %[[FLAGNOW:.*]] = memref.load %[[FLAG]]
+// CHECK-NEXT: %[[CBREADY:.*]] = arith.cmpi ne, %[[FLAGNOW]], %c0_i32
 // The carry exp(dA[Q - 1]), then slot(c) and slot(c + 1)
 // at their places in the ring.
 // CHECK: memref.load %{{.*}}[%c127{{.*}}] : memref<128xf32, #gpu.address_space<workgroup>>
@@ -134,6 +120,16 @@
 // CHECK: math.fma {{.*}} : vector<8xf32>
 // CHECK-NEXT: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %[[NEXT]], {{.*}} : memref<1x2x80x64x128xf32>, vector<8xf32>
 // CHECK: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
+// Where thread 32's first read found CB short, thread 32 waits for it
+// before the scan, and the block behind it.
+// CHECK: %[[CBSHORT:.*]] = arith.cmpi eq, %[[CBREADY]], %false
+// CHECK-NEXT: scf.if %[[CBSHORT]] {
+// CHECK: arith.cmpi eq, %{{.*}}, %c32
+// CHECK: scf.while
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK: arith.cmpi slt, %{{.*}}, %c3
+// CHECK: gpu.barrier
+// CHECK-NEXT: }
 // The scan reads C's rows and the state in place, x's rows transposed.
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK: nvgpu.ldmatrix %[[BCROWS]]{{.*}}transpose = false
@@ -179,11 +175,11 @@
 // INPLACE-COUNT-8: llvm.inline_asm has_side_effects {{.*}}"wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0, {{.*}}, $31}, {$64, $65, $66, $67}, $68, 1, 1, 1, 1;"
 // INPLACE: nvvm.wgmma.wait.group.sync.aligned 0
 // INPLACE-NOT: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
-// With mma=wgmma and cp.async rows the products stage core matrices (67344 bytes of shared
+// With mma=wgmma and cp.async rows the products stage core matrices (67376 bytes of shared
 // memory) and the resident state is kept as core matrices too, written by
 // the fold and read in place by wgmma.
 // WGMMA-LABEL: module attributes {gpu.container_module, ssd.launch = {
-// WGMMA-SAME: shared_memory = 67344 : i64}]
+// WGMMA-SAME: shared_memory = 67376 : i64}]
 // WGMMA: gpu.func @ssd_fused(
 // WGMMA-SAME: ssd.kernel_config = {{{.*}}mma = "wgmma", operands = "registers"
 // WGMMA-SAME: ssd.mma = "wgmma"

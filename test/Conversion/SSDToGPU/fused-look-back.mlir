@@ -2,11 +2,62 @@
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback" | FileCheck %s
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback tensor-cores=false" | FileCheck %s --check-prefix=SIMT
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=auto" | FileCheck %s --check-prefix=AUTO
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback" | FileCheck %s --check-prefix=CUMSUM
 
 // The Mamba-2 2.7B layer, fp32 states: one slot per chunk boundary (a
 // look-back reads whichever slot holds the latest published state, so no
 // ring), the chunk states f32 beside them, and one zero-initialised status
 // word per (chunk, head) next to the other counters.
+// The look-back reads earlier chunks' dA_cumsum, so this kernel keeps the
+// cumsum items (the turn chain's items compute their own) and their
+// workspaces. A chunk's cumsum is 5 items of 16 heads only where the grid's
+// first wave holds every init, cumsum and bmm item split so (80 + nc x
+// (5 + 3) items); elsewhere one item a chunk.
+// CUMSUM: name = "dt_out", shape = [1, 80, "nc", 128]
+// CUMSUM-SAME: name = "cumsum_ready", shape = ["nc"], zero_init = true
+// CUMSUM: cumsum = "items"
+// CUMSUM: %[[GRID2:.*]] = gpu.grid_dim x
+// CUMSUM: %[[PERCHUNK:.*]] = arith.muli %{{.*}}, %c8 : index
+// CUMSUM: %[[FIRSTWAVE:.*]] = arith.addi %{{.*}}, %[[PERCHUNK]]
+// CUMSUM: %[[SPLIT:.*]] = arith.cmpi sle, %[[FIRSTWAVE]], %[[GRID2]]
+// CUMSUM: %[[SLICES:.*]] = arith.select %[[SPLIT]], %c5, %c1{{.*}} : index
+// CUMSUM: arith.muli %{{.*}}, %[[SLICES]]
+// A cumsum item scans heads [h0, min(h0 + ceil(80 / items), 80)) and adds
+// their count to the chunk's counter (a fence, then a relaxed add).
+// CUMSUM: %[[ITEMSM1:.*]] = arith.subi %[[ITEMS:.*]], %c1{{.*}} : index
+// CUMSUM-NEXT: %[[ROUND:.*]] = arith.addi %c80{{.*}}, %[[ITEMSM1]]
+// CUMSUM-NEXT: %[[PER:.*]] = arith.divui %[[ROUND]], %[[ITEMS]]
+// CUMSUM-NEXT: %[[H0:.*]] = arith.muli %{{.*}}, %[[PER]]
+// CUMSUM-NEXT: %[[HEND:.*]] = arith.addi %[[H0]], %[[PER]]
+// CUMSUM-NEXT: %[[H1:.*]] = arith.minsi %[[HEND]], %c80
+// CUMSUM: gpu.shuffle up
+// CUMSUM: %[[N:.*]] = arith.subi %[[H1]], %[[H0]]
+// CUMSUM-NEXT: %[[HEADS:.*]] = arith.maxsi %[[N]], %c0
+// CUMSUM: llvm.fence syncscope("device") acq_rel
+// CUMSUM: %[[ADD:.*]] = arith.index_cast %[[HEADS]] : index to i32
+// CUMSUM: llvm.atomicrmw add %{{.*}}, %[[ADD]] syncscope("device") monotonic
+// The chain item waits, as it starts, for an acquire spin by thread 0 (the
+// chunk's cumsum: until it counts all 80 heads) and one by thread 32 (its
+// CB: all 3 tiles) at the same time, then a barrier and no fence. A poll
+// that finds the counter short sleeps 64 ns before the next.
+// CUMSUM: arith.cmpi eq, %{{.*}}, %c0
+// CUMSUM: llvm.load %{{.*}} atomic syncscope("device") acquire
+// CUMSUM-NEXT: %[[SEEN:.*]] = arith.index_cast
+// CUMSUM-NEXT: %[[SHORT:.*]] = arith.cmpi slt, %[[SEEN]], %c80
+// CUMSUM-NEXT: scf.if %[[SHORT]] {
+// CUMSUM-NEXT: %[[NS:.*]] = arith.constant 64 : i32
+// CUMSUM-NEXT: nvvm.nanosleep %[[NS]]
+// CUMSUM-NEXT: }
+// CUMSUM-NEXT: scf.condition(%[[SHORT]]) %[[SEEN]]
+// CUMSUM: arith.cmpi eq, %{{.*}}, %c32
+// CUMSUM-NEXT: scf.if
+// CUMSUM: llvm.load %{{.*}} atomic syncscope("device") acquire
+// CUMSUM-NEXT: %[[SEENCB:.*]] = arith.index_cast
+// CUMSUM-NEXT: arith.cmpi slt, %[[SEENCB]], %c3
+// CUMSUM-NOT: llvm.fence
+// CUMSUM: gpu.barrier
+// CUMSUM-NOT: llvm.fence
+// CUMSUM: memref.load %{{.*}} : memref<1x80x?x128xf32>
 // CHECK-LABEL: module attributes {gpu.container_module, ssd.launch = {
 // CHECK-SAME: {abi = "memref", kind = "workspace", name = "state_turn"}, {abi = "memref", kind = "workspace", name = "chunk_states"}, {abi = "memref", kind = "workspace", name = "chain_status"}
 // CHECK-SAME: {dtype = "f32", name = "passed_states", shape = [1, "nc + 1", 80, 64, 128]}

@@ -6,10 +6,10 @@
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=segment" | FileCheck %s --check-prefix=STAGED
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="mma=wgmma" | FileCheck %s --check-prefix=STAGED
 
-// Chunk 64: 79888 bytes, x rows [64][72], B/C rows [64][136], the x w
+// Chunk 64: 79920 bytes, x rows [64][72], B/C rows [64][136], the x w
 // stages and the chunk state's output tile, which the fold reads (the
 // scan's output runs from the product's fragments).
-// RAW: shared_memory = 79888
+// RAW: shared_memory = 79920
 // RAW: gpu.func @ssd_fused(
 // RAW-SAME: ssd.kernel_config = {{{.*}}operands = "cp.async"
 // RAW-DAG: memref.view {{.*}} to memref<1x64x72xbf16, #gpu.address_space<workgroup>>

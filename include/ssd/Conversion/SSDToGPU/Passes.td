@@ -59,7 +59,11 @@ def ConvertSSDFusedToGPU
     states), so that every item waits only for earlier tickets and the
     kernel cannot deadlock. With `state-chain=chunk` the
     state chain is walked per (batch, chunk, head, p-block): chunk_state ->
-    state_passing -> chunk_scan, one chain step per chunk. With
+    state_passing -> chunk_scan, one chain step per chunk; each item
+    computes its chunk's dt and dA_cumsum itself (such a kernel holds no
+    cumsum items, and without a look-back kernel beside it the module has
+    no `dt_out`, `dA_cumsum` or `cumsum_ready` workspace) and waits for
+    the chunk's CB only before its chunk_scan. With
     `state-chain=lookback` the items are the same, but an item whose
     predecessor has not yet published its end state publishes its own chunk
     state (`chunk_states`, status in `chain_status`) and looks back for the
@@ -80,8 +84,8 @@ def ConvertSSDFusedToGPU
     (chunk). Each gpu.func carries `ssd.state_chain`. Hand-offs are
     releases (a fence, then a relaxed store, or a relaxed add where several
     items count into one counter) and acquire spins at device scope on
-    counters in `zero_init` workspaces (`ticket`, `cumsum_ready`, `cb_ready`,
-    `state_turn`); the passed states live in the
+    counters in `zero_init` workspaces (`ticket`, `cumsum_ready` where the
+    cumsum items run, `cb_ready`, `state_turn`); the passed states live in the
     `passed_states` workspace in the state precision, decays in f32.
 
     The launch is described by `ssd.launch` in the schema of

@@ -5,12 +5,14 @@
 //   0. with raw operands (KernelConfig::rawOperands), starts copies of the
 //      chunk's x and B rows into shared memory, where the products read
 //      them; C's rows follow into B's buffer during the turn wait (3);
-//   1. waits for the chunk's cumsum and CB (acquire), stages dA_cumsum and
-//      dt of (b, h, c) and the chunk-state weights in shared memory;
+//   1. computes dt and dA_cumsum of (b, h, c) (KernelConfig::ownCumsum; with
+//      the look-back it waits for the cumsum items' and for CB instead),
+//      stages them and the chunk-state weights in shared memory;
 //   2. chunk state: S = sum_l (x_l w_l) B_l^T on the tensor cores;
 //   3. state passing: waits until turn[b,h,pb] = c + 1, then
 //      slot(c) + 1 <- carry * slot(c) + S in fp32, and turn <- c + 2;
-//   4. chunk scan: y = exp(dA) C slot(c) + (CB o decay o dt) x + D x, gated
+//   4. chunk scan, once the chunk's CB is published:
+//      y = exp(dA) C slot(c) + (CB o decay o dt) x + D x, gated
 //      by z, one row tile of the chunk at a time.
 // The serial part (3) is a load, an FMA and a store per element; the scan
 // (4) of this item overlaps the next chunk's chain step. With raw operands
@@ -43,10 +45,45 @@ namespace {
 /// Where a fold reads slot(c) and writes slot(c + 1) of `passed_states`.
 struct FoldSlots {
   Value slots, carry, slot, nextSlot;
+  /// i1, with KernelConfig::finalFromChain: the item's chunk is its row's
+  /// last, so slot(c + 1) is the final state, also stored to final_states.
+  Value last;
   /// The index of state element (p0 + rr, nn) in `slot` of `slots`.
   SmallVector<Value> at(Emitter &e, const ChainItem &it, Value ofSlot, Value rr,
                         Value nn) const {
     return {it.row, ofSlot, it.head, e.add(it.p0, rr), nn};
+  }
+  /// Stores makeNext(), the state at the chunk end (vector or scalar, f32), to
+  /// slot(c + 1) and, after the row's last chunk, to final_states as the
+  /// slot holds it (rounded to the state precision).
+  void storeNext(FusedBuild &f, const ChainItem &it, Value rr, Value nn,
+                 llvm::function_ref<Value()> makeNext) const {
+    Emitter &e = f.e;
+    SmallVector<Value> at = this->at(e, it, nextSlot, rr, nn);
+    Value next = makeNext();
+    auto store = [&](Value v, Value memref, ValueRange indices) {
+      if (isa<VectorType>(v.getType()))
+        e.storeVector(v, memref, indices);
+      else
+        e.store(v, memref, indices);
+    };
+    store(next, slots, at);
+    if (!last)
+      return;
+    e.ifThen(last, [&] {
+      Type slotType = cast<MemRefType>(slots.getType()).getElementType();
+      Value held = next;
+      if (!slotType.isF32()) {
+        Type narrow = slotType;
+        if (auto type = dyn_cast<VectorType>(next.getType()))
+          narrow = type.clone(slotType);
+        held = arith::ExtFOp::create(
+            e.b, next.getType(),
+            arith::TruncFOp::create(e.b, narrow, next).getResult());
+      }
+      store(held, f.arg("final_states"),
+            {it.row, it.head, e.add(it.p0, rr), nn});
+    });
   }
 };
 
@@ -60,15 +97,15 @@ void foldEachUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
     e.ifThen(it.place.used, [&] {
       if (!f.config.stateVectors) {
         Value prev = e.loadF32(s.slots, s.at(e, it, s.slot, rr, nn));
-        e.store(e.fma(s.carry, prev, v), s.slots,
-                s.at(e, it, s.nextSlot, rr, nn));
+        s.storeNext(f, it, rr, nn, [&] { return e.fma(s.carry, prev, v); });
         return;
       }
       int64_t width = cast<VectorType>(v.getType()).getNumElements();
       Value prev = e.toF32Vector(
           e.loadVector(s.slots, s.at(e, it, s.slot, rr, nn), width));
-      e.storeVector(math::FmaOp::create(e.b, e.splat(s.carry, width), prev, v),
-                    s.slots, s.at(e, it, s.nextSlot, rr, nn));
+      s.storeNext(f, it, rr, nn, [&]() -> Value {
+        return math::FmaOp::create(e.b, e.splat(s.carry, width), prev, v);
+      });
       if (it.sState)
         e.storeVector(prev, it.sState, residentStateAt(f, rr, nn));
     });
@@ -102,8 +139,9 @@ void foldVectorsUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
     for (auto [i, place] : llvm::enumerate(owned)) {
       auto [rr, nn] = place;
       Value chunkState = mm.loadOutputVector(rr, nn);
-      e.storeVector(math::FmaOp::create(e.b, carries, prev[i], chunkState),
-                    s.slots, s.at(e, it, s.nextSlot, rr, nn));
+      s.storeNext(f, it, rr, nn, [&]() -> Value {
+        return math::FmaOp::create(e.b, carries, prev[i], chunkState);
+      });
       if (it.sState)
         e.storeVector(prev[i], it.sState, residentStateAt(f, rr, nn));
       if (prev.size() < owned.size())
@@ -120,7 +158,9 @@ void foldUnderTurn(FusedBuild &f, ChainItem &it, Value shared) {
   Value turn = turnIndex(f, it.row, it.head, it.pb);
   FoldSlots s{f.arg("passed_states"), stateCarry(f, it),
               stateSlotIndex(f, it.place.slot),
-              stateSlotIndex(f, e.add(it.place.slot, 1))};
+              stateSlotIndex(f, e.add(it.place.slot, 1)), Value()};
+  if (f.config.finalFromChain)
+    s.last = e.eq(it.c, e.sub(f.numChunks, e.idx(1)));
   auto awaitTurn = [&] {
     profileStamp(f, ChainPhase::StateProduct);
     // C replaces B in shared memory while the turn is awaited.
@@ -152,9 +192,16 @@ void emitChainItem(FusedBuild &f, Value index) {
   const KernelConfig &config = f.config;
   if (config.rawOperands())
     copyChunkXB(f, it);
-  waitForChunks(f, it.row, it.c, e.add(it.c, 1), /*cumsum=*/true, it.group);
+  // With its own cumsum the item waits for CB only before its scan.
+  Value cbFlag;
+  if (config.ownCumsum)
+    cbFlag = peekChunkCB(f, it);
+  else
+    waitForChunks(f, it.row, it.c, e.add(it.c, 1), /*cumsum=*/true, it.group);
   profileStamp(f, ChainPhase::CountersAwaited);
   stageChunk(f, it);
+  if (cbFlag)
+    readChunkCBFlag(f, it, cbFlag);
   profileStamp(f, ChainPhase::Staged);
   // One buffer for the vector paths of both products.
   Value shared;
@@ -166,6 +213,8 @@ void emitChainItem(FusedBuild &f, Value index) {
   walkStateChain(
       f, [&] { foldByLookBack(f, it, shared); },
       [&] { foldUnderTurn(f, it, shared); });
+  if (config.ownCumsum)
+    awaitChunkCB(f, it);
   chunkScan(f, it, shared);
   profileFinish(f, it);
 }

@@ -258,6 +258,14 @@ void waitChunkRows(FusedBuild &f, const ChainItem &it, bool xb,
     e.barrier();
 }
 
+/// Chunk it.c's CB counter (group it.group).
+static Value chunkCBCounter(FusedBuild &f, const ChainItem &it) {
+  Emitter &e = f.e;
+  Value chunkIndex = e.add(e.mul(it.row, f.numChunks), it.c);
+  return counterPointer(e, f.arg("cb_ready"),
+                        e.add(e.mul(chunkIndex, e.idx(f.p.groups)), it.group));
+}
+
 void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
                    bool cumsum, Value cbGroup) {
   Emitter &e = f.e;
@@ -288,6 +296,73 @@ void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
   e.barrier();
 }
 
+Value peekChunkCB(FusedBuild &f, const ChainItem &it) {
+  Emitter &e = f.e;
+  Value flag = f.k.sharedBuffer({1}, e.b.getI32Type());
+  e.ifThen(e.eq(e.threadId(), e.idx(32)), [&] {
+    Value seen = e.le(e.idx(cbTileItems(f.p.chunk)),
+                      loadAcquire(e, chunkCBCounter(f, it)));
+    e.store(arith::ExtUIOp::create(e.b, e.b.getI32Type(), seen), flag,
+            {e.idx(0)});
+  });
+  return flag;
+}
+
+void readChunkCBFlag(FusedBuild &f, ChainItem &it, Value flag) {
+  Emitter &e = f.e;
+  Type i32 = e.b.getI32Type();
+  Value zero = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, 0));
+  it.cbSeen = e.ne(e.load(flag, {e.idx(0)}), zero);
+}
+
+void awaitChunkCB(FusedBuild &f, const ChainItem &it) {
+  Emitter &e = f.e;
+  // Uniform over the block: the barrier sits inside the branch.
+  e.ifThen(e.eq(it.cbSeen, e.i1(false)), [&] {
+    e.ifThen(e.eq(e.threadId(), e.idx(32)), [&] {
+      spinUntilAtLeast(e, chunkCBCounter(f, it), e.idx(cbTileItems(f.p.chunk)));
+    });
+    e.barrier();
+  });
+}
+
+namespace {
+
+/// This thread's token l of chunk it.c (l < Q; threads past the chunk take
+/// a zero dt): its dt, its dA_cumsum and the chunk's last dA_cumsum, as the
+/// cumsum item computes them (KernelConfig::ownCumsum). Each warp scans its
+/// 32 tokens; the warps' totals, added in warp order, carry the scans on as
+/// the cumsum item carries its 32-token segments, so the sums are the same
+/// bitwise. One barrier.
+struct TokenCumsum {
+  Value dt, dA, last;
+};
+TokenCumsum chunkCumsumOfToken(FusedBuild &f, const ChainItem &it, Value l) {
+  Emitter &e = f.e;
+  const SSDProblem &p = f.p;
+  const ChunkRange &r = it.place.range;
+  int64_t warps = (p.chunk + 31) / 32;
+  Value totals = f.k.sharedBuffer({warps}, e.b.getF32Type());
+  Value bias =
+      f.has("dt_bias") ? e.loadF32(f.arg("dt_bias"), {it.head}) : Value();
+  Value a = e.loadF32(f.arg("A"), {it.head});
+  Value raw = e.loadF32(f.arg("dt"), {it.row, tokenAt(e, r, l), it.head});
+  Value dt = e.select(e.lt(l, r.len), processDt(e, p, raw, bias), e.f32(0.0));
+  Value scan = warpInclusiveScan(e, e.mulf(a, dt));
+  Value warp = e.div(e.threadId(), e.idx(32));
+  e.ifThen(e.andi(e.eq(e.laneId(), e.idx(31)), e.lt(warp, e.idx(warps))),
+           [&] { e.store(scan, totals, {warp}); });
+  e.barrier();
+  Value running = e.f32(0.0), carry = e.f32(0.0);
+  for (int64_t w = 0; w < warps; ++w) {
+    carry = e.select(e.eq(warp, e.idx(w)), running, carry);
+    running = e.addf(running, e.load(totals, {e.idx(w)}));
+  }
+  return {dt, e.addf(carry, scan), running};
+}
+
+} // namespace
+
 void stageChunk(FusedBuild &f, ChainItem &it) {
   Emitter &e = f.e;
   const SSDProblem &p = f.p;
@@ -297,20 +372,14 @@ void stageChunk(FusedBuild &f, ChainItem &it) {
     it.sDt = f.k.sharedBuffer({p.chunk}, f32);
     it.sW = f.k.sharedBuffer({p.chunk}, f32);
   }
-  Value dA = f.arg("dA_cumsum"), dt = f.arg("dt_out");
-  // w_l = exp(dA[Q-1] - dA[l]) dt_l, zero past the chunk and (with
-  // seq_idx) for tokens of a sequence other than the chunk's last one. One
-  // pass, one barrier: every thread loads dA[Q-1] itself (one broadcast
-  // load per warp) and weighs the tokens it stages from its registers.
-  Value last = e.loadF32(dA, {it.row, it.head, it.c, e.idx(p.chunk - 1)});
   Value lastId;
   if (f.has("seq_idx"))
     lastId =
         e.load(f.arg("seq_idx"), {it.row, lastTokenOf(e, p, it.c, f.seqLen)});
   const ChunkRange &r = it.place.range;
-  e.forLoop(e.threadId(), e.idx(p.chunk), e.idx(kThreads), [&](Value l) {
-    Value dAl = e.loadF32(dA, {it.row, it.head, it.c, l});
-    Value dtl = e.loadF32(dt, {it.row, it.head, it.c, l});
+  // w_l = exp(dA[Q-1] - dA[l]) dt_l, zero past the chunk and (with
+  // seq_idx) for tokens of a sequence other than the chunk's last one.
+  auto stageToken = [&](Value l, Value dAl, Value dtl, Value last) {
     e.store(dAl, it.sDA, {l});
     e.store(dtl, it.sDt, {l});
     Value w = e.mulf(e.decay(e.subf(last, dAl)), dtl);
@@ -320,6 +389,23 @@ void stageChunk(FusedBuild &f, ChainItem &it) {
           keep,
           e.eq(e.load(f.arg("seq_idx"), {it.row, tokenAt(e, r, l)}), lastId));
     e.store(e.select(keep, w, e.f32(0.0)), it.sW, {l});
+  };
+  if (f.config.ownCumsum) {
+    Value l = e.threadId();
+    TokenCumsum t = chunkCumsumOfToken(f, it, e.min(l, e.idx(p.chunk - 1)));
+    e.ifThen(e.lt(l, e.idx(p.chunk)),
+             [&] { stageToken(l, t.dA, t.dt, t.last); });
+    e.barrier();
+    return;
+  }
+  // From the cumsum items' dt_out and dA_cumsum. One pass, one barrier:
+  // every thread loads dA[Q-1] itself (one broadcast load per warp) and
+  // weighs the tokens it stages from its registers.
+  Value dA = f.arg("dA_cumsum"), dt = f.arg("dt_out");
+  Value last = e.loadF32(dA, {it.row, it.head, it.c, e.idx(p.chunk - 1)});
+  e.forLoop(e.threadId(), e.idx(p.chunk), e.idx(kThreads), [&](Value l) {
+    stageToken(l, e.loadF32(dA, {it.row, it.head, it.c, l}),
+               e.loadF32(dt, {it.row, it.head, it.c, l}), last);
   });
   e.barrier();
 }

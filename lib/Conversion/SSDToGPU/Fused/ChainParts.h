@@ -41,6 +41,9 @@ struct ChainItem {
   /// [dstate / 64][Q][64] in the 128-byte swizzle (`swizzled`).
   Value sX, sBC;
   bool swizzled = false;
+  /// With KernelConfig::ownCumsum: i1, the chunk's CB counter was found
+  /// published as the item started (peekChunkCB), uniform over the block.
+  Value cbSeen;
 };
 
 /// Decodes a chain item index, (row group, step, row in the group, head, pb)
@@ -86,6 +89,14 @@ llvm::SmallVector<Value> residentStateAt(FusedBuild &f, Value rr, Value nn);
 /// `cbGroup` (when given); then the block reads what those items published.
 void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
                    bool cumsum, Value cbGroup);
+
+/// KernelConfig::ownCumsum: thread 32 reads chunk it.c's CB counter once
+/// (acquire) into a shared flag, which the block reads after the barrier
+/// of stageChunk (it.cbSeen); awaitChunkCB, before the scan, waits only
+/// where that read found CB unpublished.
+Value peekChunkCB(FusedBuild &f, const ChainItem &it);
+void readChunkCBFlag(FusedBuild &f, ChainItem &it, Value flag);
+void awaitChunkCB(FusedBuild &f, const ChainItem &it);
 
 /// Shared dA_cumsum, dt and the chunk-state weights of chunk `it.c`
 /// (buffers allocated on first use, kept in `it`).

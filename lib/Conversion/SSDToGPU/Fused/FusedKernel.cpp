@@ -42,9 +42,15 @@ TicketRanges ticketRanges(FusedBuild &f) {
   Value stateItems = e.mul(f.batch, perRow);
   Value chunks = e.mul(f.batch, f.numChunks);
   TicketRanges t;
-  t.counts = {stateItems, e.mul(chunks, cumsumItems(f)),
+  Value cumsums = f.config.ownCumsum ? e.idx(0) : e.mul(chunks, cumsumItems(f));
+  // With the final states stored by the chain's last steps, final items
+  // run only where the rows have no chunk (L = 0).
+  Value finals = stateItems;
+  if (f.config.finalFromChain)
+    finals = e.select(e.eq(f.numChunks, e.idx(0)), stateItems, e.idx(0));
+  t.counts = {stateItems, cumsums,
               e.mul(chunks, e.idx(p.groups * cbTileItems(p.chunk))),
-              e.mul(e.mul(f.batch, f.chainSteps), perRow), stateItems};
+              e.mul(e.mul(f.batch, f.chainSteps), perRow), finals};
   int64_t cluster = f.config.cluster;
   auto span = [&](int64_t kind) {
     Value n = t.counts[kind];
@@ -76,6 +82,9 @@ void dispatch(FusedBuild &f, const TicketRanges &r, Value t) {
   // The kinds never run at once in a block (a ticket hand-off, with its
   // barriers, lies between two items), so they share the arena's bytes.
   for (auto [index, kind] : llvm::enumerate(kinds)) {
+    // Without cumsum items their range is empty: no code for them.
+    if (kind.emit == emitCumsumItem && f.config.ownCumsum)
+      continue;
     int64_t mark = f.k.sharedMark();
     e.ifThen(e.andi(e.le(kind.begin, t), e.lt(t, kind.end)), [&] {
       Value local = e.sub(t, kind.begin);
@@ -285,7 +294,7 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                config,
                e.dim(x, 0),
                e.dim(x, 1),
-               e.dim(k.arg("dA_cumsum"), 2),
+               e.dim(k.arg("CB"), 1),
                p.isVarlen() ? e.sub(e.dim(k.arg("cu_seqlens"), 0), e.idx(1))
                             : e.idx(1)};
   if (config.segmented())
@@ -293,7 +302,8 @@ KernelInfo buildFusedKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
   else
     f.chainSteps = f.numChunks;
   chooseChainRows(f);
-  chooseFirstWaveSplit(f);
+  if (!config.ownCumsum)
+    chooseFirstWaveSplit(f);
   if (config.clustered()) {
     k.func.setKnownClusterSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(config.cluster), 1, 1}));

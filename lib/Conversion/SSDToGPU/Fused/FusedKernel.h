@@ -8,7 +8,9 @@
 //                          state (or zero); turn[b,h,pb] <- 1
 //   2. cumsum  (b, c, s):  dt_out, dA_cumsum of chunk c for the heads of
 //                          slice s (every head where a chunk has one
-//                          item); cumsum_ready[b,c] += its heads
+//                          item); cumsum_ready[b,c] += its heads. None
+//                          in the turn chain's kernel, whose chain items
+//                          compute their own (KernelConfig::ownCumsum)
 //   3. bmm     (b, c, g, t): CB of chunk c, group g: tile t of the lower
 //                          triangle; cb_ready[b,c,g] += 1
 //   4. chain, one of two ways (FusedPlan::segmented), in groups of
@@ -93,6 +95,12 @@ mlir::FailureOr<FusedPlan> analyzeFused(mlir::ModuleOp module,
 /// ring of KernelConfig::stateRing slots where it takes one. Call once the
 /// pass options are applied to the plan.
 void sizeStateSlots(FusedPlan &plan);
+
+/// Removes the cumsum items' workspaces (`dt_out`, `dA_cumsum`,
+/// `cumsum_ready`) where no kernel of the plan reads them: one turn-chain
+/// kernel whose chain items compute their own (KernelConfig::ownCumsum).
+/// Call last, once every workspace shaped after them is declared.
+void dropUnreadCumsums(FusedPlan &plan);
 
 /// Declares the look-back's workspaces (KernelConfig::lookBack):
 /// `chunk_states` [b, nc, h, p, n] in the state precision, each chunk's own
@@ -202,6 +210,10 @@ constexpr int64_t kChunkStatePublished = 1, kEndStatePublished = 2;
 /// state chain (KernelConfig::lookBack).
 void walkStateChain(FusedBuild &f, llvm::function_ref<void()> byLookBack,
                     llvm::function_ref<void()> byTurns);
+
+/// Inclusive prefix sum of the f32 `v` over the lanes of a warp (five
+/// shuffles; every lane of the warp takes part).
+Value warpInclusiveScan(Emitter &e, Value v);
 
 /// Cumsum items per (row, chunk): cumsumSliceItems where the first wave is
 /// split (FusedBuild::firstWaveSplit), else 1.

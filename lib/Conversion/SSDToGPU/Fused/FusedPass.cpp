@@ -111,6 +111,7 @@ struct ConvertSSDFusedToGPUPass
       fused::addLookBackWorkspaces(*plan);
     if (profile)
       fused::addProfileWorkspace(*plan);
+    fused::dropUnreadCumsums(*plan);
 
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(plan->p.func.getLoc(), ctx);

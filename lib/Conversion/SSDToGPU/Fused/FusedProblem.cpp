@@ -413,6 +413,19 @@ void sizeStateSlots(FusedPlan &plan) {
   }
 }
 
+void dropUnreadCumsums(FusedPlan &plan) {
+  KernelConfig config = chooseKernelConfig(plan);
+  if (!config.ownCumsum || config.adaptive())
+    return;
+  auto unread = [](StringRef name) {
+    return name == "dt_out" || name == "dA_cumsum" || name == "cumsum_ready";
+  };
+  llvm::erase_if(plan.p.buffers,
+                 [&](const BufferSpec &spec) { return unread(spec.name); });
+  llvm::erase_if(plan.zeroInit,
+                 [&](const std::string &name) { return unread(name); });
+}
+
 } // namespace fused
 } // namespace gpu_lowering
 } // namespace ssd

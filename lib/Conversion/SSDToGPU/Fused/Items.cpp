@@ -187,8 +187,7 @@ void emitFinalItem(FusedBuild &f, Value index) {
 // cumsum (b, c, slice): dt_out and dA_cumsum of one chunk, a slice of heads
 //===----------------------------------------------------------------------===//
 
-/// Inclusive prefix sum of `v` over the lanes of a warp (five shuffles).
-static Value warpInclusiveScan(Emitter &e, Value v) {
+Value warpInclusiveScan(Emitter &e, Value v) {
   Value lane = e.laneId();
   Type i32 = e.b.getI32Type();
   Value width = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, 32));

@@ -144,6 +144,18 @@ struct KernelConfig {
   /// many of a thread's slot(c) vectors ahead of its stores into
   /// slot(c + 1); 1 folds one vector at a time.
   int64_t foldLoadsAhead = 1;
+  /// The turn chain's items compute their chunk's dt and dA_cumsum
+  /// themselves (stageChunk), so the kernel holds no cumsum items (only the
+  /// look-back and the segments read other chunks' cumsums), and an item
+  /// waits for its chunk's CB only before its chunk scan, where a read as
+  /// it started found CB unpublished (peekChunkCB): the chain step, the
+  /// state product and the fold, waits for nothing but its turn.
+  bool ownCumsum = false;
+  /// The turn chain's last step of a batch row also stores the state it
+  /// folds to final_states, so that the kernel has final items only where a
+  /// row has no chunk (L = 0): layers without cu_seqlens (whose sequences
+  /// end inside a row).
+  bool finalFromChain = false;
 
   /// x, B and C rows are copied whole into shared memory (TMA or cp.async).
   bool rawOperands() const { return operands != OperandPath::Registers; }
