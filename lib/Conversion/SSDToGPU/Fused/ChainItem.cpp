@@ -45,45 +45,10 @@ namespace {
 /// Where a fold reads slot(c) and writes slot(c + 1) of `passed_states`.
 struct FoldSlots {
   Value slots, carry, slot, nextSlot;
-  /// i1, with KernelConfig::finalFromChain: the item's chunk is its row's
-  /// last, so slot(c + 1) is the final state, also stored to final_states.
-  Value last;
   /// The index of state element (p0 + rr, nn) in `slot` of `slots`.
   SmallVector<Value> at(Emitter &e, const ChainItem &it, Value ofSlot, Value rr,
                         Value nn) const {
     return {it.row, ofSlot, it.head, e.add(it.p0, rr), nn};
-  }
-  /// Stores makeNext(), the state at the chunk end (vector or scalar, f32), to
-  /// slot(c + 1) and, after the row's last chunk, to final_states as the
-  /// slot holds it (rounded to the state precision).
-  void storeNext(FusedBuild &f, const ChainItem &it, Value rr, Value nn,
-                 llvm::function_ref<Value()> makeNext) const {
-    Emitter &e = f.e;
-    SmallVector<Value> at = this->at(e, it, nextSlot, rr, nn);
-    Value next = makeNext();
-    auto store = [&](Value v, Value memref, ValueRange indices) {
-      if (isa<VectorType>(v.getType()))
-        e.storeVector(v, memref, indices);
-      else
-        e.store(v, memref, indices);
-    };
-    store(next, slots, at);
-    if (!last)
-      return;
-    e.ifThen(last, [&] {
-      Type slotType = cast<MemRefType>(slots.getType()).getElementType();
-      Value held = next;
-      if (!slotType.isF32()) {
-        Type narrow = slotType;
-        if (auto type = dyn_cast<VectorType>(next.getType()))
-          narrow = type.clone(slotType);
-        held = arith::ExtFOp::create(
-            e.b, next.getType(),
-            arith::TruncFOp::create(e.b, narrow, next).getResult());
-      }
-      store(held, f.arg("final_states"),
-            {it.row, it.head, e.add(it.p0, rr), nn});
-    });
   }
 };
 
@@ -97,15 +62,15 @@ void foldEachUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
     e.ifThen(it.place.used, [&] {
       if (!f.config.stateVectors) {
         Value prev = e.loadF32(s.slots, s.at(e, it, s.slot, rr, nn));
-        s.storeNext(f, it, rr, nn, [&] { return e.fma(s.carry, prev, v); });
+        e.store(e.fma(s.carry, prev, v), s.slots,
+                s.at(e, it, s.nextSlot, rr, nn));
         return;
       }
       int64_t width = cast<VectorType>(v.getType()).getNumElements();
       Value prev = e.toF32Vector(
           e.loadVector(s.slots, s.at(e, it, s.slot, rr, nn), width));
-      s.storeNext(f, it, rr, nn, [&]() -> Value {
-        return math::FmaOp::create(e.b, e.splat(s.carry, width), prev, v);
-      });
+      e.storeVector(math::FmaOp::create(e.b, e.splat(s.carry, width), prev, v),
+                    s.slots, s.at(e, it, s.nextSlot, rr, nn));
       if (it.sState)
         e.storeVector(prev, it.sState, residentStateAt(f, rr, nn));
     });
@@ -139,9 +104,8 @@ void foldVectorsUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
     for (auto [i, place] : llvm::enumerate(owned)) {
       auto [rr, nn] = place;
       Value chunkState = mm.loadOutputVector(rr, nn);
-      s.storeNext(f, it, rr, nn, [&]() -> Value {
-        return math::FmaOp::create(e.b, carries, prev[i], chunkState);
-      });
+      e.storeVector(math::FmaOp::create(e.b, carries, prev[i], chunkState),
+                    s.slots, s.at(e, it, s.nextSlot, rr, nn));
       if (it.sState)
         e.storeVector(prev[i], it.sState, residentStateAt(f, rr, nn));
       if (prev.size() < owned.size())
@@ -158,9 +122,7 @@ void foldUnderTurn(FusedBuild &f, ChainItem &it, Value shared) {
   Value turn = turnIndex(f, it.row, it.head, it.pb);
   FoldSlots s{f.arg("passed_states"), stateCarry(f, it),
               stateSlotIndex(f, it.place.slot),
-              stateSlotIndex(f, e.add(it.place.slot, 1)), Value()};
-  if (f.config.finalFromChain)
-    s.last = e.eq(it.c, e.sub(f.numChunks, e.idx(1)));
+              stateSlotIndex(f, e.add(it.place.slot, 1))};
   auto awaitTurn = [&] {
     profileStamp(f, ChainPhase::StateProduct);
     // C replaces B in shared memory while the turn is awaited.

@@ -43,14 +43,9 @@ TicketRanges ticketRanges(FusedBuild &f) {
   Value chunks = e.mul(f.batch, f.numChunks);
   TicketRanges t;
   Value cumsums = f.config.ownCumsum ? e.idx(0) : e.mul(chunks, cumsumItems(f));
-  // With the final states stored by the chain's last steps, final items
-  // run only where the rows have no chunk (L = 0).
-  Value finals = stateItems;
-  if (f.config.finalFromChain)
-    finals = e.select(e.eq(f.numChunks, e.idx(0)), stateItems, e.idx(0));
   t.counts = {stateItems, cumsums,
               e.mul(chunks, e.idx(p.groups * cbTileItems(p.chunk))),
-              e.mul(e.mul(f.batch, f.chainSteps), perRow), finals};
+              e.mul(e.mul(f.batch, f.chainSteps), perRow), stateItems};
   int64_t cluster = f.config.cluster;
   auto span = [&](int64_t kind) {
     Value n = t.counts[kind];

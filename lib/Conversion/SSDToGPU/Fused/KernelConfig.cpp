@@ -12,7 +12,6 @@
 
 #include "../TmaCopy.h"
 #include "FusedKernel.h"
-#include <cstdlib>
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -183,10 +182,6 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   // 2.2-5.0% faster at b1 2K-128K and b8 16K, in both state precisions
   // (bench/NOTES-fused-gpu.md).
   c.ownCumsum = c.chain == StateChain::Chunk && p.chunk <= c.blockThreads;
-  // Being measured (opt-in through SSD_EXP_FINAL=1 until then).
-  const char *finalExp = std::getenv("SSD_EXP_FINAL");
-  c.finalFromChain = c.chain == StateChain::Chunk && !p.isVarlen() &&
-                     finalExp && finalExp[0] == '1';
   // Step c writes slot c + 1 after its turn, when step c - 1, the last
   // reader of slot c - 1 (the same ring slot), has folded and released. A
   // look-back reads whichever slot holds the latest published state: one
@@ -277,8 +272,6 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
   if (foldLoadsAhead > 1)
     config.set("fold_loads_ahead", b.getI64IntegerAttr(foldLoadsAhead));
   config.set("cumsum", b.getStringAttr(ownCumsum ? "chain_item" : "items"));
-  if (finalFromChain)
-    config.set("final_from_chain", b.getBoolAttr(true));
   if (profile)
     config.set("profile", b.getBoolAttr(true));
   config.set("shared_memory", b.getI64IntegerAttr(sharedMemory));

@@ -151,11 +151,6 @@ struct KernelConfig {
   /// it started found CB unpublished (peekChunkCB): the chain step, the
   /// state product and the fold, waits for nothing but its turn.
   bool ownCumsum = false;
-  /// The turn chain's last step of a batch row also stores the state it
-  /// folds to final_states, so that the kernel has final items only where a
-  /// row has no chunk (L = 0): layers without cu_seqlens (whose sequences
-  /// end inside a row).
-  bool finalFromChain = false;
 
   /// x, B and C rows are copied whole into shared memory (TMA or cp.async).
   bool rawOperands() const { return operands != OperandPath::Registers; }
