@@ -15,7 +15,10 @@
 #                                      TMA), fused-cluster: clusters of two blocks
 #                                      (--cluster 2; layers it cannot pair leave
 #                                      DIR.skipped with the compiler's reason
-#                                      instead of DIR), case, chunk size, dtype
+#                                      instead of DIR), case, chunk size, dtype;
+#                                      with fused among the variants, also
+#                                      fused-small-chunks: the fused kernel at
+#                                      chunk sizes 16 and 32 (f32, bf16)
 #   OUT_DIR/mamba2-<variant>-q<Q>-bf16/   the Mamba-2 2.7B layer (benchmark, long case),
 #                                      the same variants
 #   OUT_DIR/empty-sequence/<variant>/   a layer for the L = 0 launches
@@ -151,6 +154,19 @@ for case in "$golden"/*/ "$extra"/*/; do
       done
     done
   done
+  # Chunks shorter than a warp and one warp long (16, 32: the smallest the
+  # GPU lowering takes), for the default fused kernel: its chain items scan
+  # their chunk's dA one token a thread, warp by warp.
+  if [[ " $variants " == *" fused "* ]]; then
+    mkdir -p "$out/golden-art/fused-small-chunks"
+    for q in 16 32; do
+      for dtype in f32 bf16; do
+        # shellcheck disable=SC2086
+        compile_one fused "$out/golden-art/fused-small-chunks/$name-q$q-$dtype" $flags \
+          --chunk-size "$q" --dtype "$dtype"
+      done
+    done
+  fi
 done
 
 # Mamba-2 2.7B: h=80 p=64 n=128 g=1, bf16 x/B/C, dt_softplus with dt_bias, D per head.

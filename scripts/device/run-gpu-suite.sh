@@ -11,7 +11,9 @@
 #      for the unfused and the fused strategy (the default state chain, auto:
 #      the look-back or the turns per launch; the turns alone; by segments),
 #      and the fused one with fp16 states (held to the bf16 bound), each with
-#      its largest error; then L = 0 launches through the runtime
+#      its largest error; the default fused kernel also at chunk sizes 16
+#      and 32 in f32 and bf16 (fused-small-chunks, where the artifacts hold
+#      them); then L = 0 launches through the runtime
 #      (run_empty_sequence.py: the states pass through), and
 #      the fused kernel twice on one case, outputs compared bitwise;
 #   4. L = 512K, b=1 h=80 p=64 n=128 (Mamba-2 layer, bf16, chunk 128), both
@@ -94,17 +96,24 @@ max_err() {
 run_step tile-products python3 "$src/scripts/device/run_tile_products.py" "$art/tile-products" \
   --json "$res/tile-products.json"
 
-for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk fused-cluster}; do
+# The golden cases at chunks 64, 128, 256 in f32, bf16, f16 for each
+# variant; where build-artifacts.sh built them, the default fused kernel's
+# at chunks 16 and 32 (f32, bf16) as the variant fused-small-chunks.
+variants=${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk fused-cluster}
+[ -d "$art/golden-art/fused-small-chunks" ] && variants="$variants fused-small-chunks"
+for variant in $variants; do
   state_flags=()
   [[ $variant == *f16state ]] && state_flags=(--state-dtype f16)
+  chunks="64 128 256" dtypes="f32 bf16 f16"
+  [ "$variant" = fused-small-chunks ] && chunks="16 32" dtypes="f32 bf16"
   pass=0
   fail=0
   skipped=0
   failed=()
   for case in "$art"/golden/*/; do
     name=$(basename "$case")
-    for q in 64 128 256; do
-      for dtype in f32 bf16 f16; do
+    for q in $chunks; do
+      for dtype in $dtypes; do
         a="$art/golden-art/$variant/$name-q$q-$dtype"
         # A layer the variant does not apply to (build-artifacts.sh says why).
         if [ -f "$a.skipped" ]; then skipped=$((skipped + 1)); continue; fi

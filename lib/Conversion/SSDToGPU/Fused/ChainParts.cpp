@@ -328,8 +328,10 @@ void awaitChunkCB(FusedBuild &f, const ChainItem &it) {
 
 namespace {
 
-/// This thread's token l of chunk it.c (l < Q; threads past the chunk take
-/// a zero dt): its dt, its dA_cumsum and the chunk's last dA_cumsum, as the
+/// This thread's token l of chunk it.c (threads past the chunk's tokens,
+/// l >= Q among them, take a zero dt and read token 0's address, as
+/// tokenAt places them): its dt, its dA_cumsum and the chunk's last
+/// dA_cumsum, as the
 /// cumsum item computes them (KernelConfig::ownCumsum). Each warp scans its
 /// 32 tokens; the warps' totals, added in warp order, carry the scans on as
 /// the cumsum item carries its 32-token segments, so the sums are the same
@@ -392,7 +394,9 @@ void stageChunk(FusedBuild &f, ChainItem &it) {
   };
   if (f.config.ownCumsum) {
     Value l = e.threadId();
-    TokenCumsum t = chunkCumsumOfToken(f, it, e.min(l, e.idx(p.chunk - 1)));
+    // Unclamped: a thread past the chunk (chunk sizes below 32 share a
+    // warp with them) must add zero to its warp's scan and total.
+    TokenCumsum t = chunkCumsumOfToken(f, it, l);
     e.ifThen(e.lt(l, e.idx(p.chunk)),
              [&] { stageToken(l, t.dA, t.dt, t.last); });
     e.barrier();
