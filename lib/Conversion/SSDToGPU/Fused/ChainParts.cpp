@@ -328,10 +328,9 @@ void awaitChunkCB(FusedBuild &f, const ChainItem &it) {
 
 namespace {
 
-/// This thread's token l of chunk it.c (threads past the chunk's tokens,
-/// l >= Q among them, take a zero dt and read token 0's address, as
-/// tokenAt places them): its dt, its dA_cumsum and the chunk's last
-/// dA_cumsum, as the
+/// Token l of chunk it.c, this thread's (a position past the chunk's tokens
+/// takes a zero dt and reads token 0's address, as tokenAt places it): its
+/// dt, its dA_cumsum and the chunk's last dA_cumsum, as the
 /// cumsum item computes them (KernelConfig::ownCumsum). Each warp scans its
 /// 32 tokens; the warps' totals, added in warp order, carry the scans on as
 /// the cumsum item carries its 32-token segments, so the sums are the same
@@ -394,9 +393,13 @@ void stageChunk(FusedBuild &f, ChainItem &it) {
   };
   if (f.config.ownCumsum) {
     Value l = e.threadId();
-    // Unclamped: a thread past the chunk (chunk sizes below 32 share a
-    // warp with them) must add zero to its warp's scan and total.
-    TokenCumsum t = chunkCumsumOfToken(f, it, l);
+    // Below 32 tokens the chunk shares its warp with threads past it, which
+    // must add zero to the warp's scan and total: they keep their own
+    // position (past the chunk). From 32 on they fill warps of their own,
+    // whose totals are never added, and take the chunk's last position (the
+    // form measured on the H200; either gives the same sums).
+    Value token = p.chunk < 32 ? l : e.min(l, e.idx(p.chunk - 1));
+    TokenCumsum t = chunkCumsumOfToken(f, it, token);
     e.ifThen(e.lt(l, e.idx(p.chunk)),
              [&] { stageToken(l, t.dA, t.dt, t.last); });
     e.barrier();
