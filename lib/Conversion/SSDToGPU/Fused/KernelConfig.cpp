@@ -9,7 +9,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelConfig.h"
-
 #include "../TmaCopy.h"
 #include "FusedKernel.h"
 
@@ -249,8 +248,9 @@ StringRef KernelConfig::mmaName(bool scan) const {
 /// Every choice the lowering made for this kernel, in one attribute on the
 /// gpu.func (FileChecked, and readable off any lowered module): the block
 /// and grid shape, the work item's rows, the state chain, the tensor-core
-/// instruction, how the chain item's x/B/C reach shared memory, and the
-/// shared memory a block holds.
+/// instruction, how the chain item's x/B/C reach shared memory, where a
+/// chunk's cumsum is computed (`cumsum`: its chain items, or cumsum items),
+/// and the shared memory a block holds.
 DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
                                     int64_t sharedMemory) const {
   Builder b(ctx);
