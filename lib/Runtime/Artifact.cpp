@@ -80,7 +80,8 @@ struct Artifact::Impl {
   const Driver *driver = nullptr; // Set at the first load into a context.
 
   std::mutex mutex;
-  std::map<CUcontext, LoadedModule> modules;
+  /// By context handle and id (CurrentContext::id).
+  std::map<std::pair<CUcontext, uint64_t>, LoadedModule> modules;
   // The TMA descriptors of launches captured into CUDA graphs. A captured
   // copy reads its host source at every replay, so each captured launch
   // keeps its own (never reused, 128 bytes each) while the artifact lives;
@@ -95,11 +96,12 @@ struct Artifact::Impl {
       driver->cuModuleUnload(loaded.module);
   }
 
-  Expected<const LoadedModule *> moduleFor(const Driver &d, CUcontext ctx);
+  Expected<const LoadedModule *> moduleFor(const Driver &d,
+                                           const CurrentContext &ctx);
 
   /// Lets kernel `index` of the module in `ctx` use `bytes` of dynamic
   /// shared memory, asking the driver only when that exceeds what it allows.
-  Status allowShared(const Driver &d, CUcontext ctx, size_t index,
+  Status allowShared(const Driver &d, const CurrentContext &ctx, size_t index,
                      uint32_t bytes, const std::string &where);
 
   /// The host work of a launch with `args` in the current context: cached
@@ -107,7 +109,7 @@ struct Artifact::Impl {
   /// shared-memory opt-in) and cached unpacked.
   Expected<std::shared_ptr<const PreparedLaunch>>
   prepare(const Driver &d, const ArgumentMap &args, const LaunchKey &key,
-          CUcontext ctx);
+          const CurrentContext &ctx);
 
   /// Host memory holding map for as long as a graph may replay a copy of it.
   const CUtensorMap *keepForReplays(const CUtensorMap &map) {
@@ -117,10 +119,10 @@ struct Artifact::Impl {
   }
 };
 
-Expected<const LoadedModule *> Artifact::Impl::moduleFor(const Driver &d,
-                                                         CUcontext ctx) {
+Expected<const LoadedModule *>
+Artifact::Impl::moduleFor(const Driver &d, const CurrentContext &ctx) {
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = modules.find(ctx);
+  auto it = modules.find({ctx.context, ctx.id});
   if (it != modules.end())
     return static_cast<const LoadedModule *>(&it->second);
   driver = &d;
@@ -145,16 +147,18 @@ Expected<const LoadedModule *> Artifact::Impl::moduleFor(const Driver &d,
     loaded.paramLayouts.push_back(
         queryParamLayout(d, loaded.functions[ki],
                          packedParamCount(manifest, manifest.kernels[ki])));
-  auto [pos, inserted] = modules.emplace(ctx, std::move(loaded));
+  auto [pos, inserted] =
+      modules.emplace(std::make_pair(ctx.context, ctx.id), std::move(loaded));
   return static_cast<const LoadedModule *>(&pos->second);
 }
 
-Status Artifact::Impl::allowShared(const Driver &d, CUcontext ctx, size_t index,
-                                   uint32_t bytes, const std::string &where) {
+Status Artifact::Impl::allowShared(const Driver &d, const CurrentContext &ctx,
+                                   size_t index, uint32_t bytes,
+                                   const std::string &where) {
   if (bytes <= kDefaultSharedLimit)
     return Status::success();
   std::lock_guard<std::mutex> lock(mutex);
-  LoadedModule &loaded = modules.at(ctx);
+  LoadedModule &loaded = modules.at({ctx.context, ctx.id});
   if (bytes <= loaded.sharedAllowed[index])
     return Status::success();
   CUresult r = d.cuFuncSetAttribute(
@@ -169,7 +173,7 @@ Status Artifact::Impl::allowShared(const Driver &d, CUcontext ctx, size_t index,
 
 Expected<std::shared_ptr<const PreparedLaunch>>
 Artifact::Impl::prepare(const Driver &d, const ArgumentMap &args,
-                        const LaunchKey &key, CUcontext ctx) {
+                        const LaunchKey &key, const CurrentContext &ctx) {
   if (std::shared_ptr<const PreparedLaunch> hit = prepared.find(key))
     return hit;
   Expected<DeviceInfo> device = queryDevice(d);
@@ -256,21 +260,22 @@ Expected<LaunchPlan> Artifact::plan(const ArgumentMap &args,
 }
 
 /// The LaunchKey of `args` in the current context, and the context.
-static Expected<std::pair<LaunchKey, CUcontext>>
+static Expected<std::pair<LaunchKey, CurrentContext>>
 currentKey(const Driver &d, const ArgumentMap &args) {
   Expected<CurrentContext> current = currentContext(d);
   if (!current.ok())
     return current.status();
   return std::make_pair(
-      LaunchKey::of(current->context, int(current->device), args),
-      current->context);
+      LaunchKey::of(current->context, int(current->device), args, current->id),
+      *current);
 }
 
 Expected<uint64_t> Artifact::workspaceSize(const ArgumentMap &args) const {
   Expected<const Driver *> driver = getDriver();
   if (!driver.ok())
     return driver.status();
-  Expected<std::pair<LaunchKey, CUcontext>> key = currentKey(**driver, args);
+  Expected<std::pair<LaunchKey, CurrentContext>> key =
+      currentKey(**driver, args);
   if (!key.ok())
     return key.status();
   // Prepared here, the launch that usually follows finds it done.
@@ -289,7 +294,7 @@ Status Artifact::launch(const ArgumentMap &args, void *streamHandle,
   const Driver &d = **driver;
   CUstream stream = static_cast<CUstream>(streamHandle);
 
-  Expected<std::pair<LaunchKey, CUcontext>> key = currentKey(d, args);
+  Expected<std::pair<LaunchKey, CurrentContext>> key = currentKey(d, args);
   if (!key.ok())
     return key.status();
   Expected<std::shared_ptr<const PreparedLaunch>> prepared =

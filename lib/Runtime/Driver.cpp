@@ -89,6 +89,9 @@ Status resolveAll(Resolver &r, Driver &d) {
   // Optional: without it, launches pass their parameters one by one.
   if (!r.resolve("cuFuncGetParamInfo", d.cuFuncGetParamInfo, 12040).ok())
     d.cuFuncGetParamInfo = nullptr;
+  // Optional: without it, a context is known by its handle alone.
+  if (!r.resolve("cuCtxGetId", d.cuCtxGetId, 12000).ok())
+    d.cuCtxGetId = nullptr;
   return Status::success();
 }
 } // namespace

@@ -57,6 +57,8 @@ struct Driver {
   /// CUDA 12.4 and newer; null where the driver lacks it.
   CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *,
                                  size_t *) = nullptr;
+  /// CUDA 12.0 and newer; null where the driver lacks it.
+  CUresult (*cuCtxGetId)(CUcontext, unsigned long long *) = nullptr;
 
   /// "what: CUDA_ERROR_NAME: description" for a failed call.
   Status error(CUresult result, const std::string &what) const;

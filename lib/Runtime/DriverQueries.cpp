@@ -16,6 +16,11 @@ Expected<CurrentContext> ssd::rt::currentContext(const Driver &d) {
         "cuDevicePrimaryCtxRetain and cuCtxSetCurrent)");
   if ((r = d.cuCtxGetDevice(&current.device)) != CUDA_SUCCESS)
     return d.error(r, "cuCtxGetDevice failed");
+  // A driver that cannot say leaves the handle alone to tell contexts
+  // apart (as before CUDA 12.0); the launch itself does not need the id.
+  unsigned long long id = 0;
+  if (d.cuCtxGetId && d.cuCtxGetId(current.context, &id) == CUDA_SUCCESS)
+    current.id = id;
   return current;
 }
 

@@ -22,6 +22,10 @@ namespace ssd::rt {
 /// The calling thread's current context and its device.
 struct CurrentContext {
   CUcontext context = nullptr;
+  /// The context's unique id (cuCtxGetId; 0 where the driver cannot say):
+  /// a context destroyed and created again may get the same handle, never
+  /// the same id, so what is kept per context is kept by both.
+  uint64_t id = 0;
   CUdevice device = 0;
 };
 

@@ -19,10 +19,11 @@ uint64_t mix(uint64_t hash, uint64_t word) {
 } // namespace
 
 LaunchKey LaunchKey::of(const void *context, int deviceOrdinal,
-                        const ArgumentMap &args) {
+                        const ArgumentMap &args, uint64_t contextId) {
   LaunchKey key;
-  key.words.reserve(2 + args.size() * 12);
+  key.words.reserve(3 + args.size() * 12);
   key.words.push_back(reinterpret_cast<uintptr_t>(context));
+  key.words.push_back(contextId);
   key.words.push_back(uint64_t(int64_t(deviceOrdinal)));
   for (const auto &[name, arg] : args) {
     key.names += name;

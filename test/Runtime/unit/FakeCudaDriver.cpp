@@ -57,6 +57,11 @@ CUresult fakeCtxGetCurrent(CUcontext *ctx) {
   *ctx = reinterpret_cast<CUcontext>(state.context);
   return CUDA_SUCCESS;
 }
+CUresult fakeCtxGetId(CUcontext, unsigned long long *id) {
+  ++state.contextIdQueries;
+  *id = state.contextId;
+  return CUDA_SUCCESS;
+}
 CUresult fakeCtxGetDevice(CUdevice *dev) {
   *dev = state.device;
   return CUDA_SUCCESS;
@@ -220,6 +225,7 @@ const Entry kEntries[] = {
     SSD_FAKE(cuGetErrorString, fakeGetErrorString),
     SSD_FAKE(cuCtxGetCurrent, fakeCtxGetCurrent),
     SSD_FAKE(cuCtxGetDevice, fakeCtxGetDevice),
+    SSD_FAKE(cuCtxGetId, fakeCtxGetId),
     SSD_FAKE(cuDeviceGetAttribute, fakeDeviceGetAttribute),
     SSD_FAKE(cuPointerGetAttributes, fakePointerGetAttributes),
     SSD_FAKE(cuModuleLoadData, fakeModuleLoadData),

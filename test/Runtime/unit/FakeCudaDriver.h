@@ -17,6 +17,7 @@ namespace ssd::rt::fake {
 struct FakeCudaState {
   // Settings.
   uintptr_t context = 0x1000; ///< cuCtxGetCurrent's answer.
+  uint64_t contextId = 1;     ///< cuCtxGetId's answer for it.
   int device = 0;
   CUdeviceptr nextAllocation = 0x40000000; ///< cuMemAllocAsync's answer.
   size_t paramsToRecord = 0; ///< How many of a launch's parameters to keep.
@@ -28,6 +29,7 @@ struct FakeCudaState {
   // Counts of calls.
   int deviceAttributeQueries = 0;
   int pointerQueries = 0;
+  int contextIdQueries = 0;
   int moduleLoads = 0;
   int sharedOptIns = 0;
   int lastSharedOptIn = 0;

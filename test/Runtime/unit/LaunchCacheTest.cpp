@@ -59,6 +59,10 @@ TEST(LaunchKey, ContextAndDeviceCount) {
       LaunchKey::of(reinterpret_cast<const void *>(0x20), 0, twoTensors()),
       base);
   EXPECT_NE(LaunchKey::of(kContext, 1, twoTensors()), base);
+  // The same handle, another context (one created where a destroyed one was).
+  EXPECT_NE(LaunchKey::of(kContext, 0, twoTensors(), /*contextId=*/7), base);
+  EXPECT_EQ(LaunchKey::of(kContext, 0, twoTensors(), 7),
+            LaunchKey::of(kContext, 0, twoTensors(), 7));
 }
 
 LaunchKey keyWithLength(int64_t length) {

@@ -194,6 +194,23 @@ TEST_F(PreparedLaunchTest, AnotherContextLoadsAndPreparesAgain) {
   EXPECT_EQ(fake->tensorMapEncodes, 4);
 }
 
+// A context destroyed and created again may come back at the same handle:
+// its id tells it apart, so the module is loaded into it again and nothing
+// prepared for the old one is reused.
+TEST_F(PreparedLaunchTest, AContextRecreatedAtTheSameHandleLoadsAgain) {
+  ArgumentMap args = problem(128);
+  ASSERT_TRUE(launch(args).ok());
+  EXPECT_GT(fake->contextIdQueries, 0);
+  fake->contextId = 2;
+  ASSERT_TRUE(launch(args).ok());
+  EXPECT_EQ(fake->moduleLoads, 2);
+  EXPECT_EQ(fake->tensorMapEncodes, 4);
+  EXPECT_EQ(fake->sharedOptIns, 2); // The new module's function.
+  ASSERT_TRUE(launch(args).ok());
+  EXPECT_EQ(fake->moduleLoads, 2);
+  EXPECT_EQ(fake->tensorMapEncodes, 4);
+}
+
 TEST_F(PreparedLaunchTest, AFailedEnqueueIsReportedAndLeavesNoTrace) {
   ArgumentMap args = problem(128);
   fake->failLaunches = true;
