@@ -81,7 +81,11 @@ struct Artifact::Impl {
 
   std::mutex mutex;
   /// By context handle and id (CurrentContext::id).
-  std::map<std::pair<CUcontext, uint64_t>, LoadedModule> modules;
+  using ContextKey = std::pair<CUcontext, uint64_t>;
+  static ContextKey keyOf(const CurrentContext &ctx) {
+    return {ctx.context, ctx.id};
+  }
+  std::map<ContextKey, LoadedModule> modules;
   // The TMA descriptors of launches captured into CUDA graphs. A captured
   // copy reads its host source at every replay, so each captured launch
   // keeps its own (never reused, 128 bytes each) while the artifact lives;
@@ -122,7 +126,7 @@ struct Artifact::Impl {
 Expected<const LoadedModule *>
 Artifact::Impl::moduleFor(const Driver &d, const CurrentContext &ctx) {
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = modules.find({ctx.context, ctx.id});
+  auto it = modules.find(keyOf(ctx));
   if (it != modules.end())
     return static_cast<const LoadedModule *>(&it->second);
   driver = &d;
@@ -147,8 +151,7 @@ Artifact::Impl::moduleFor(const Driver &d, const CurrentContext &ctx) {
     loaded.paramLayouts.push_back(
         queryParamLayout(d, loaded.functions[ki],
                          packedParamCount(manifest, manifest.kernels[ki])));
-  auto [pos, inserted] =
-      modules.emplace(std::make_pair(ctx.context, ctx.id), std::move(loaded));
+  auto [pos, inserted] = modules.emplace(keyOf(ctx), std::move(loaded));
   return static_cast<const LoadedModule *>(&pos->second);
 }
 
@@ -158,7 +161,7 @@ Status Artifact::Impl::allowShared(const Driver &d, const CurrentContext &ctx,
   if (bytes <= kDefaultSharedLimit)
     return Status::success();
   std::lock_guard<std::mutex> lock(mutex);
-  LoadedModule &loaded = modules.at({ctx.context, ctx.id});
+  LoadedModule &loaded = modules.at(keyOf(ctx));
   if (bytes <= loaded.sharedAllowed[index])
     return Status::success();
   CUresult r = d.cuFuncSetAttribute(
@@ -266,7 +269,7 @@ currentKey(const Driver &d, const ArgumentMap &args) {
   if (!current.ok())
     return current.status();
   return std::make_pair(
-      LaunchKey::of(current->context, int(current->device), args, current->id),
+      LaunchKey::of(current->context, current->id, int(current->device), args),
       *current);
 }
 

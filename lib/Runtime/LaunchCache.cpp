@@ -18,8 +18,8 @@ uint64_t mix(uint64_t hash, uint64_t word) {
 
 } // namespace
 
-LaunchKey LaunchKey::of(const void *context, int deviceOrdinal,
-                        const ArgumentMap &args, uint64_t contextId) {
+LaunchKey LaunchKey::of(const void *context, uint64_t contextId,
+                        int deviceOrdinal, const ArgumentMap &args) {
   LaunchKey key;
   key.words.reserve(3 + args.size() * 12);
   key.words.push_back(reinterpret_cast<uintptr_t>(context));

@@ -29,10 +29,11 @@ namespace ssd::rt {
 /// Everything a prepared launch depends on, flattened for comparison.
 class LaunchKey {
 public:
-  /// `context` is the CUDA context the launch runs in, by its handle and
-  /// its unique id (CurrentContext::id; 0 where the driver has none).
-  static LaunchKey of(const void *context, int deviceOrdinal,
-                      const ArgumentMap &args, uint64_t contextId = 0);
+  /// The CUDA context the launch runs in is `context` (its handle) and
+  /// `contextId` (its unique id, CurrentContext::id; 0 where the driver has
+  /// none).
+  static LaunchKey of(const void *context, uint64_t contextId,
+                      int deviceOrdinal, const ArgumentMap &args);
 
   bool operator==(const LaunchKey &other) const {
     return hash == other.hash && words == other.words && names == other.names;

@@ -18,18 +18,19 @@ ArgumentMap twoTensors() {
 }
 
 const void *kContext = reinterpret_cast<const void *>(0x10);
+constexpr uint64_t kContextId = 1;
 
 TEST(LaunchKey, EqualForEqualArguments) {
-  EXPECT_EQ(LaunchKey::of(kContext, 0, twoTensors()),
-            LaunchKey::of(kContext, 0, twoTensors()));
+  EXPECT_EQ(LaunchKey::of(kContext, kContextId, 0, twoTensors()),
+            LaunchKey::of(kContext, kContextId, 0, twoTensors()));
 }
 
 TEST(LaunchKey, EveryPartOfAnArgumentCounts) {
-  LaunchKey base = LaunchKey::of(kContext, 0, twoTensors());
+  LaunchKey base = LaunchKey::of(kContext, kContextId, 0, twoTensors());
   auto differs = [&](auto change) {
     ArgumentMap args = twoTensors();
     change(args);
-    return LaunchKey::of(kContext, 0, args) != base;
+    return LaunchKey::of(kContext, kContextId, 0, args) != base;
   };
   EXPECT_TRUE(differs([](ArgumentMap &a) {
     a["x"].devicePtr = reinterpret_cast<void *>(0x2000);
@@ -54,21 +55,21 @@ TEST(LaunchKey, EveryPartOfAnArgumentCounts) {
 }
 
 TEST(LaunchKey, ContextAndDeviceCount) {
-  LaunchKey base = LaunchKey::of(kContext, 0, twoTensors());
-  EXPECT_NE(
-      LaunchKey::of(reinterpret_cast<const void *>(0x20), 0, twoTensors()),
-      base);
-  EXPECT_NE(LaunchKey::of(kContext, 1, twoTensors()), base);
+  LaunchKey base = LaunchKey::of(kContext, kContextId, 0, twoTensors());
+  EXPECT_NE(LaunchKey::of(reinterpret_cast<const void *>(0x20), kContextId, 0,
+                          twoTensors()),
+            base);
+  EXPECT_NE(LaunchKey::of(kContext, kContextId, 1, twoTensors()), base);
   // The same handle, another context (one created where a destroyed one was).
-  EXPECT_NE(LaunchKey::of(kContext, 0, twoTensors(), /*contextId=*/7), base);
-  EXPECT_EQ(LaunchKey::of(kContext, 0, twoTensors(), 7),
-            LaunchKey::of(kContext, 0, twoTensors(), 7));
+  EXPECT_NE(LaunchKey::of(kContext, 7, 0, twoTensors()), base);
+  EXPECT_EQ(LaunchKey::of(kContext, 7, 0, twoTensors()),
+            LaunchKey::of(kContext, 7, 0, twoTensors()));
 }
 
 LaunchKey keyWithLength(int64_t length) {
   ArgumentMap args = twoTensors();
   args["x"].shape[1] = length;
-  return LaunchKey::of(kContext, 0, args);
+  return LaunchKey::of(kContext, kContextId, 0, args);
 }
 
 TEST(LaunchCache, FindsWhatWasInserted) {

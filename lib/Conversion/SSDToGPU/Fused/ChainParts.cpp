@@ -258,12 +258,12 @@ void waitChunkRows(FusedBuild &f, const ChainItem &it, bool xb,
     e.barrier();
 }
 
-/// Chunk it.c's CB counter (group it.group).
-static Value chunkCBCounter(FusedBuild &f, const ChainItem &it) {
+/// The `cb_ready` counter of chunk `c` of `row`, group `group`.
+static Value cbCounter(FusedBuild &f, Value row, Value c, Value group) {
   Emitter &e = f.e;
-  Value chunkIndex = e.add(e.mul(it.row, f.numChunks), it.c);
+  Value chunkIndex = e.add(e.mul(row, f.numChunks), c);
   return counterPointer(e, f.arg("cb_ready"),
-                        e.add(e.mul(chunkIndex, e.idx(f.p.groups)), it.group));
+                        e.add(e.mul(chunkIndex, f.p.groups), group));
 }
 
 void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
@@ -287,11 +287,8 @@ void waitForChunks(FusedBuild &f, Value row, Value cBegin, Value cEnd,
     });
   // A chunk's CB is complete once each of its tile items has published.
   if (cbGroup)
-    spinIn(32, cbTileItems(f.p.chunk), [&](Value c) {
-      return counterPointer(
-          e, f.arg("cb_ready"),
-          e.add(e.mul(chunkIndex(c), f.p.groups), cbGroup));
-    });
+    spinIn(32, cbTileItems(f.p.chunk),
+           [&](Value c) { return cbCounter(f, row, c, cbGroup); });
   // Each acquire, then the barrier: as blockAcquire (Sync.h).
   e.barrier();
 }
@@ -301,7 +298,7 @@ Value peekChunkCB(FusedBuild &f, const ChainItem &it) {
   Value flag = f.k.sharedBuffer({1}, e.b.getI32Type());
   e.ifThen(e.eq(e.threadId(), e.idx(32)), [&] {
     Value seen = e.le(e.idx(cbTileItems(f.p.chunk)),
-                      loadAcquire(e, chunkCBCounter(f, it)));
+                      loadAcquire(e, cbCounter(f, it.row, it.c, it.group)));
     e.store(arith::ExtUIOp::create(e.b, e.b.getI32Type(), seen), flag,
             {e.idx(0)});
   });
@@ -320,7 +317,8 @@ void awaitChunkCB(FusedBuild &f, const ChainItem &it) {
   // Uniform over the block: the barrier sits inside the branch.
   e.ifThen(e.eq(it.cbSeen, e.i1(false)), [&] {
     e.ifThen(e.eq(e.threadId(), e.idx(32)), [&] {
-      spinUntilAtLeast(e, chunkCBCounter(f, it), e.idx(cbTileItems(f.p.chunk)));
+      spinUntilAtLeast(e, cbCounter(f, it.row, it.c, it.group),
+                       e.idx(cbTileItems(f.p.chunk)));
     });
     e.barrier();
   });
