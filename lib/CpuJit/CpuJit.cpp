@@ -151,11 +151,13 @@ DialectRegistry ssd::cpuJitRegistry() {
   return registry;
 }
 
-LogicalResult ssd::lowerForCpu(ModuleOp module, int32_t threads) {
+LogicalResult ssd::lowerForCpu(ModuleOp module, int32_t threads,
+                               int64_t segmentChunks) {
   PassManager pm(module.getContext());
   CPUPipelineOptions options;
   options.parallel = threads > 0;
   options.threads = threads;
+  options.segmentChunks = segmentChunks;
   buildCPUPipeline(pm, options);
   return pm.run(module);
 }

@@ -86,7 +86,7 @@ buildAndLower(Session &session, const SSDCase &c, const RunConfig &config,
   if (!lower)
     return std::move(module);
 #ifdef SSD_HAVE_CPU_PIPELINE
-  if (failed(lowerForCpu(*module, config.threads)))
+  if (failed(lowerForCpu(*module, config.threads, config.segmentChunks)))
     return session.fail("the CPU lowering failed");
   return std::move(module);
 #else

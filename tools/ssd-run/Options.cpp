@@ -14,7 +14,8 @@ using ssd::rt::Status;
 const char *ssd::runUsage() {
   return R"(usage: ssd-run --case DIR [--backend cpu|gpu] [--chunk-size Q]
                [--dtype f32|bf16|f16] [--state-dtype f32|f16] [--out DIR]
-               [--repeat N] [--threads N] [--strategy unfused|fused]
+               [--repeat N] [--threads N] [--segment-chunks N]
+               [--strategy unfused|fused]
                [--artifact DIR] [--reference] [--emit-mlir | --emit-lowered]
 
 Runs the whole SSD forward on a case folder (the format of golden/), writes
@@ -33,6 +34,11 @@ expected outputs prints the error of each against the bound.
                       print the median time; compilation is not timed
   --threads N         cpu: run the chunk loops on N threads (0: one thread,
                       the default)
+  --segment-chunks N  cpu: run the sequence as a loop over segments of N
+                      chunks carrying the state, so that the intermediates
+                      are segment-sized (default 1; 0: the whole sequence at
+                      once). Layers with seq_idx, cu_seqlens or an f16
+                      state always run at once
   --artifact DIR      with --backend gpu: run this precompiled artifact
                       (ssd-compile output) instead of compiling the case;
                       its constants must match the case and the flags
@@ -80,6 +86,7 @@ ssd::parseRunOptions(const std::vector<std::string> &args) {
                                                 {"artifact", Flag::Value},
                                                 {"repeat", Flag::Value},
                                                 {"threads", Flag::Value},
+                                                {"segment-chunks", Flag::Value},
                                                 {"strategy", Flag::Value},
                                                 {"reference", Flag::Switch},
                                                 {"emit-mlir", Flag::Switch},
@@ -126,7 +133,9 @@ ssd::parseRunOptions(const std::vector<std::string> &args) {
   }
   for (auto [flag, lowest, field] :
        {std::tuple{"repeat", int64_t(1), &options.config.repeat},
-        std::tuple{"threads", int64_t(0), &options.config.threads}}) {
+        std::tuple{"threads", int64_t(0), &options.config.threads},
+        std::tuple{"segment-chunks", int64_t(0),
+                   &options.config.segmentChunks}}) {
     if (!flags.has(flag))
       continue;
     Expected<int64_t> n = cli::toInteger(std::string("--") + flag,

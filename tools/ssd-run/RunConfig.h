@@ -21,6 +21,9 @@ struct RunConfig {
   int64_t repeat = 0;
   /// CPU worker threads for the chunk loops; 0 runs on the calling thread.
   int64_t threads = 0;
+  /// CPU: chunks per segment of the loop the sequence runs as (the
+  /// intermediates are segment-sized); 0 runs the whole sequence at once.
+  int64_t segmentChunks = 1;
 };
 
 /// The outputs of a run, widened to float32 whatever the compute dtype:

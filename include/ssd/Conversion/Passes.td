@@ -84,4 +84,19 @@ def SSDCPULowerVectors : Pass<"ssd-cpu-lower-vectors", "::mlir::func::FuncOp"> {
   ];
 }
 
+def SSDCPUHoistSegmentBuffers : Pass<"ssd-cpu-hoist-segment-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Allocate a segment loop's temporaries once, before the loop";
+  let description = [{
+    Runs after bufferization. In every `scf.for` that `ssd-split-sequence`
+    made (marked `ssd.segment_loop`), moves each `memref.alloc` of a static
+    shape that sits directly in the loop body (not in a nested loop or
+    region, where a parallel loop's iterations each need their own) and
+    whose buffer does not reach the loop's `scf.yield` before the loop. The
+    iterations then reuse one buffer each instead of allocating, faulting in
+    and freeing it per segment; the deallocation passes that follow free it
+    after the loop.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // SSD_CONVERSION_PASSES_TD

@@ -24,6 +24,10 @@ struct CPUPipelineOptions {
   /// Worker threads the loop splitting assumes; 0 is the hardware
   /// concurrency of the compiling machine.
   int64_t threads = 0;
+  /// Chunks per segment of ssd-split-sequence (the sequence as a loop over
+  /// segments carrying the state, so that the intermediates are
+  /// segment-sized); 0 runs the whole sequence at once.
+  int64_t segmentChunks = 1;
 };
 
 /// Appends to `pm` (anchored on builtin.module) the passes that take a module

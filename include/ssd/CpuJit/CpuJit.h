@@ -13,6 +13,7 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "ssd/Conversion/Pipelines.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
@@ -26,9 +27,13 @@ namespace ssd {
 mlir::DialectRegistry cpuJitRegistry();
 
 /// Lowers `module` in place with the CPU pipeline; `threads` > 0 runs the
-/// chunk loops on that many threads of MLIR's async runtime. On failure the
-/// module's context has reported why.
-mlir::LogicalResult lowerForCpu(mlir::ModuleOp module, int32_t threads);
+/// chunk loops on that many threads of MLIR's async runtime, and the
+/// sequence runs as a loop over segments of `segmentChunks` chunks (0: at
+/// once; CPUPipelineOptions::segmentChunks). On failure the module's
+/// context has reported why.
+mlir::LogicalResult
+lowerForCpu(mlir::ModuleOp module, int32_t threads,
+            int64_t segmentChunks = CPUPipelineOptions().segmentChunks);
 
 /// Compiles a lowered module for this machine at -O3, loading MLIR's C
 /// runner utilities and, for `threads` > 0, its async runtime; the error

@@ -1,10 +1,13 @@
 //===- CPUPipeline.cpp - ssd-cpu-pipeline ---------------------------------===//
 //
 // From ssd ops on tensors inside memref functions to the LLVM dialect:
-//   ssd-decompose -> convert-ssd-to-linalg -> canonicalize/CSE
+//   ssd-split-sequence (segments of whole chunks carrying the state)
+//   -> ssd-decompose -> convert-ssd-to-linalg -> canonicalize/CSE
 //   -> ssd-cpu-tile-vectorize: per-chunk fusion, register tiles for the
 //      products, vector elementwise ops (on tensors)
+//   -> empty-tensor elimination (y written in place into the output)
 //   -> one-shot bufferize (function boundaries, identity layouts)
+//   -> the segment loop's temporaries allocated once, before it
 //   -> ssd-cpu-lower-vectors (FMAs, polynomial exp/log1p), linalg to loops
 //   -> buffer deallocation -> [parallel: scf.forall -> async runtime]
 //   -> vector/scf/memref/math/arith/func/cf/ub to LLVM.
@@ -49,6 +52,11 @@ struct CPUPipelineCLOptions : public PassPipelineOptions<CPUPipelineCLOptions> {
       llvm::cl::desc("Worker threads assumed by the parallel loops (0: the "
                      "hardware concurrency)"),
       llvm::cl::init(0)};
+  Option<int64_t> segmentChunks{
+      *this, "segment-chunks",
+      llvm::cl::desc("Chunks per segment of ssd-split-sequence (0: the whole "
+                     "sequence at once)"),
+      llvm::cl::init(1)};
   Option<bool> vectorize{*this, "vectorize",
                          llvm::cl::desc("Tile and vectorize the contractions"),
                          llvm::cl::init(true)};
@@ -74,6 +82,9 @@ static void addAsyncParallelism(OpPassManager &pm, int64_t threads) {
 
 void ssd::buildCPUPipeline(OpPassManager &pm,
                            const CPUPipelineOptions &options) {
+  if (options.segmentChunks > 0)
+    pm.addPass(createSSDSplitSequence(
+        SSDSplitSequenceOptions{options.chunkSize, options.segmentChunks}));
   pm.addPass(createSSDDecompose(SSDDecomposeOptions{options.chunkSize}));
   pm.addPass(createConvertSSDToLinalg());
   pm.addPass(createCanonicalizerPass());
@@ -88,12 +99,18 @@ void ssd::buildCPUPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createSSDCPUTileAndVectorize(tiling));
   }
 
+  // y's tensor.empty becomes the output buffer it is materialized in, so the
+  // layer writes y in place instead of into a temporary copied at the end.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A segment's final state is a new buffer that the segment loop yields.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createSSDCPUHoistSegmentBuffers());
   if (options.vectorize)
     pm.addNestedPass<func::FuncOp>(createSSDCPULowerVectors());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -140,6 +157,7 @@ void ssd::registerCPUPipeline() {
         options.vectorize = cl.vectorize;
         options.parallel = cl.parallel;
         options.threads = cl.threads;
+        options.segmentChunks = cl.segmentChunks;
         ssd::buildCPUPipeline(pm, options);
       });
 }

@@ -4,6 +4,7 @@
 
 #include "mlir/Pass/Pass.h"
 #include "ssd/Dialect/SSD/IR/SSDDialect.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace mlir {
 class RewritePatternSet;
@@ -25,6 +26,16 @@ void populateSSDDecomposePatterns(mlir::RewritePatternSet &patterns,
 /// non-zero `pBlock` is recorded on the fused ops.
 void populateSSDFusePatterns(mlir::RewritePatternSet &patterns,
                              bool emitRemarks = false, int64_t pBlock = 0);
+
+/// Marks the scf.for over segments that ssd-split-sequence builds (the CPU
+/// backend allocates its body's temporaries once, before it).
+constexpr llvm::StringLiteral kSegmentLoopAttr = "ssd.segment_loop";
+
+/// Patterns splitting each ssd.combined that the split leaves exact into a
+/// loop over segments of `segmentChunks` chunks of `chunkSize` tokens (0:
+/// the op's chunk_size) carrying the state (see ssd-split-sequence).
+void populateSSDSplitSequencePatterns(mlir::RewritePatternSet &patterns,
+                                      int64_t chunkSize, int64_t segmentChunks);
 
 #define GEN_PASS_REGISTRATION
 #include "ssd/Dialect/SSD/Transforms/Passes.h.inc"
