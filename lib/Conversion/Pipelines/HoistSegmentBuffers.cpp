@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace ssd {
@@ -23,14 +24,15 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `buffer`, or a view of it, is an operand of `yield`: that buffer
-/// carries a value into the next iteration and must stay its own.
-bool reachesYield(Value buffer, Operation *yield) {
+/// Whether `buffer`, or a view of it, is an operand of `yield` (it carries
+/// a value into the next iteration and must stay its own) or is freed in the
+/// loop (where the pass runs after deallocation was placed).
+bool mustStayInLoop(Value buffer, Operation *yield) {
   SmallVector<Value> work = {buffer};
   while (!work.empty()) {
     Value v = work.pop_back_val();
     for (Operation *user : v.getUsers()) {
-      if (user == yield)
+      if (user == yield || hasEffect<MemoryEffects::Free>(user, v))
         return true;
       if (isa<ViewLikeOpInterface>(user))
         llvm::append_range(work, user->getResults());
@@ -51,7 +53,7 @@ struct HoistSegmentBuffersPass
         if (alloc.getType().hasStaticShape() &&
             alloc.getDynamicSizes().empty() &&
             alloc.getSymbolOperands().empty() &&
-            !reachesYield(alloc.getResult(), yield))
+            !mustStayInLoop(alloc.getResult(), yield))
           hoisted.push_back(alloc);
       for (memref::AllocOp alloc : hoisted)
         alloc->moveBefore(loop);

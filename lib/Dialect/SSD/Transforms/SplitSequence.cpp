@@ -146,14 +146,15 @@ struct SplitSequencePass : ssd::impl::SSDSplitSequenceBase<SplitSequencePass> {
           << q;
       return signalPassFailure();
     }
-    if (segmentChunks <= 0) {
+    int64_t chunks = segmentChunks;
+    if (chunks <= 0) {
       emitError(getOperation()->getLoc())
           << "ssd-split-sequence: segment-chunks must be positive, got "
-          << segmentChunks;
+          << chunks;
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
-    populateSSDSplitSequencePatterns(patterns, q, segmentChunks);
+    populateSSDSplitSequencePatterns(patterns, q, chunks);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

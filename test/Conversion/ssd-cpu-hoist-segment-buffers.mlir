@@ -1,0 +1,65 @@
+// RUN: ssd-opt %s --ssd-cpu-hoist-segment-buffers --split-input-file | FileCheck %s
+
+// In a segment loop: the static temporary moves before the loop; the buffer
+// yielded into the next iteration (also through a view), the dynamic one
+// the one freed in the loop and the one inside the nested parallel loop stay
+// where they are.
+// CHECK-LABEL: func.func @segment_loop
+// CHECK: %[[TMP:.*]] = memref.alloc() : memref<64x32xf32>
+// CHECK-NEXT: scf.for
+// CHECK-DAG: memref.alloc() : memref<16xf32>
+// CHECK-DAG: memref.alloc() : memref<4x4xf32>
+// CHECK-DAG: memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK-DAG: %[[FREED:.*]] = memref.alloc() : memref<32xf32>
+// CHECK-DAG: memref.dealloc %[[FREED]]
+// CHECK: scf.forall
+// CHECK-NEXT: memref.alloc() : memref<8xf32>
+// CHECK: } {ssd.segment_loop}
+func.func @segment_loop(%n: index, %out: memref<64x32xf32>) -> (memref<16xf32>, memref<4x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.constant 0.0 : f32
+  %init = memref.alloc() : memref<16xf32>
+  %init2 = memref.alloc() : memref<4x4xf32>
+  %r:2 = scf.for %s = %c0 to %c4 step %c1 iter_args(%st = %init, %st2 = %init2) -> (memref<16xf32>, memref<4x4xf32>) {
+    %tmp = memref.alloc() : memref<64x32xf32>
+    linalg.fill ins(%f : f32) outs(%tmp : memref<64x32xf32>)
+    memref.copy %tmp, %out : memref<64x32xf32> to memref<64x32xf32>
+    %next = memref.alloc() : memref<16xf32>
+    memref.copy %st, %next : memref<16xf32> to memref<16xf32>
+    %flat = memref.alloc() : memref<4x4xf32>
+    %view = memref.collapse_shape %flat [[0, 1]] : memref<4x4xf32> into memref<16xf32>
+    memref.copy %next, %view : memref<16xf32> to memref<16xf32>
+    %dyn = memref.alloc(%n) : memref<?xf32>
+    linalg.fill ins(%f : f32) outs(%dyn : memref<?xf32>)
+    %freed = memref.alloc() : memref<32xf32>
+    linalg.fill ins(%f : f32) outs(%freed : memref<32xf32>)
+    memref.dealloc %freed : memref<32xf32>
+    scf.forall (%i) in (4) {
+      %own = memref.alloc() : memref<8xf32>
+      linalg.fill ins(%f : f32) outs(%own : memref<8xf32>)
+    }
+    scf.yield %next, %flat : memref<16xf32>, memref<4x4xf32>
+  } {ssd.segment_loop}
+  return %r#0, %r#1 : memref<16xf32>, memref<4x4xf32>
+}
+
+// -----
+
+// A loop the split did not make keeps its allocations.
+// CHECK-LABEL: func.func @other_loop
+// CHECK: scf.for
+// CHECK-NEXT: memref.alloc() : memref<64x32xf32>
+func.func @other_loop(%out: memref<64x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.constant 0.0 : f32
+  scf.for %s = %c0 to %c4 step %c1 {
+    %tmp = memref.alloc() : memref<64x32xf32>
+    linalg.fill ins(%f : f32) outs(%tmp : memref<64x32xf32>)
+    memref.copy %tmp, %out : memref<64x32xf32> to memref<64x32xf32>
+  }
+  return
+}

@@ -1,0 +1,86 @@
+// RUN: ssd-opt %s --ssd-split-sequence=segment-chunks=2 --split-input-file | FileCheck %s
+// RUN: ssd-opt %s --ssd-split-sequence="chunk-size=32 segment-chunks=1" --split-input-file | FileCheck %s --check-prefix=Q32
+// RUN: not ssd-opt %s --ssd-split-sequence=chunk-size=48 --split-input-file 2>&1 | FileCheck %s --check-prefix=BADQ
+// RUN: not ssd-opt %s --ssd-split-sequence=segment-chunks=0 --split-input-file 2>&1 | FileCheck %s --check-prefix=BADSEG
+
+// BADQ: ssd-split-sequence: chunk-size must be a positive power of two or 0, got 48
+// BADSEG: ssd-split-sequence: segment-chunks must be positive, got 0
+
+// 100 tokens in segments of 2 x 16: a loop over three segments of 32 tokens
+// from a zero state, each segment's final state the next one's initial
+// state, then one op on the last 4 tokens from the loop's state. Every
+// token operand is sliced, the others and every attribute forwarded.
+// CHECK-LABEL: func.func @tail
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x100x4x8xbf16>, %[[DT:[^:]*]]: tensor<2x100x4xf32>, %[[A:[^:]*]]: tensor<4xf32>, %[[B:[^:]*]]: tensor<2x100x2x16xbf16>, %[[C:[^:]*]]: tensor<2x100x2x16xbf16>, %[[D:[^:]*]]: tensor<4x8xf32>, %[[Z:[^:]*]]: tensor<2x100x4x8xbf16>, %[[DB:[^:]*]]: tensor<4xf32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C96:.*]] = arith.constant 96 : index
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<2x4x8x16xf32>
+// CHECK-DAG: %[[EMPTY:.*]] = tensor.empty() : tensor<2x100x4x8xbf16>
+// CHECK: %[[LOOP:.*]]:2 = scf.for %[[S:.*]] = %[[C0]] to %[[C3]] step %[[C1]] iter_args(%[[YACC:.*]] = %[[EMPTY]], %[[ST:.*]] = %[[ZERO]])
+// CHECK: %[[OFF:.*]] = arith.muli %[[S]], %[[C32]] : index
+// CHECK-DAG: %[[ZS:.*]] = tensor.extract_slice %[[Z]][0, %[[OFF]], 0, 0] [2, 32, 4, 8] [1, 1, 1, 1]
+// CHECK-DAG: %[[CS:.*]] = tensor.extract_slice %[[C]][0, %[[OFF]], 0, 0] [2, 32, 2, 16] [1, 1, 1, 1]
+// CHECK-DAG: %[[BS:.*]] = tensor.extract_slice %[[B]][0, %[[OFF]], 0, 0] [2, 32, 2, 16] [1, 1, 1, 1]
+// CHECK-DAG: %[[DTS:.*]] = tensor.extract_slice %[[DT]][0, %[[OFF]], 0] [2, 32, 4] [1, 1, 1]
+// CHECK-DAG: %[[XS:.*]] = tensor.extract_slice %[[X]][0, %[[OFF]], 0, 0] [2, 32, 4, 8] [1, 1, 1, 1]
+// CHECK: %[[YS:.*]], %[[FSS:.*]] = ssd.combined x(%[[XS]] : tensor<2x32x4x8xbf16>) dt(%[[DTS]] : tensor<2x32x4xf32>) A(%[[A]] : tensor<4xf32>) B(%[[BS]] : tensor<2x32x2x16xbf16>) C(%[[CS]] : tensor<2x32x2x16xbf16>) D(%[[D]] : tensor<4x8xf32>) z(%[[ZS]] : tensor<2x32x4x8xbf16>) dt_bias(%[[DB]] : tensor<4xf32>) initial_states(%[[ST]] : tensor<2x4x8x16xf32>) {chunk_size = 16 : i64, dt_limit = array<f64: 1.000000e-03, 2.000000e-01>, dt_softplus} -> tensor<2x32x4x8xbf16>, tensor<2x4x8x16xf32>
+// CHECK: %[[INS:.*]] = tensor.insert_slice %[[YS]] into %[[YACC]][0, %[[OFF]], 0, 0] [2, 32, 4, 8] [1, 1, 1, 1]
+// CHECK: scf.yield %[[INS]], %[[FSS]]
+// CHECK: } {ssd.segment_loop}
+// CHECK: %[[XT:.*]] = tensor.extract_slice %[[X]][0, %[[C96]], 0, 0] [2, 4, 4, 8] [1, 1, 1, 1]
+// CHECK: %[[YT:.*]], %[[FST:.*]] = ssd.combined x(%[[XT]] : tensor<2x4x4x8xbf16>) {{.*}} initial_states(%[[LOOP]]#1 : tensor<2x4x8x16xf32>) {chunk_size = 16 : i64, {{.*}}} -> tensor<2x4x4x8xbf16>, tensor<2x4x8x16xf32>
+// CHECK: %[[Y:.*]] = tensor.insert_slice %[[YT]] into %[[LOOP]]#0[0, %[[C96]], 0, 0] [2, 4, 4, 8] [1, 1, 1, 1]
+// CHECK: return %[[Y]], %[[FST]]
+// Segments of one 32-token chunk: the segment ops carry the chunk size the
+// pass was given.
+// Q32-LABEL: func.func @tail
+// Q32: scf.for {{.*}} = %c0 to %c3 step %c1
+// Q32: ssd.combined {{.*}} {chunk_size = 32 : i64, {{.*}}} -> tensor<2x32x4x8xbf16>
+// Q32: ssd.combined {{.*}} {chunk_size = 32 : i64, {{.*}}} -> tensor<2x4x4x8xbf16>
+func.func @tail(%x: tensor<2x100x4x8xbf16>, %dt: tensor<2x100x4xf32>, %A: tensor<4xf32>, %B: tensor<2x100x2x16xbf16>, %C: tensor<2x100x2x16xbf16>, %D: tensor<4x8xf32>, %z: tensor<2x100x4x8xbf16>, %db: tensor<4xf32>) -> (tensor<2x100x4x8xbf16>, tensor<2x4x8x16xf32>) {
+  %y, %fs = ssd.combined x(%x : tensor<2x100x4x8xbf16>) dt(%dt : tensor<2x100x4xf32>) A(%A : tensor<4xf32>) B(%B : tensor<2x100x2x16xbf16>) C(%C : tensor<2x100x2x16xbf16>) D(%D : tensor<4x8xf32>) z(%z : tensor<2x100x4x8xbf16>) dt_bias(%db : tensor<4xf32>) {chunk_size = 16 : i64, dt_softplus, dt_limit = array<f64: 0.001, 0.2>} -> tensor<2x100x4x8xbf16>, tensor<2x4x8x16xf32>
+  return %y, %fs : tensor<2x100x4x8xbf16>, tensor<2x4x8x16xf32>
+}
+
+// -----
+
+// A whole number of segments starts from the op's initial states and needs
+// no tail op.
+// CHECK-LABEL: func.func @initial_states
+// CHECK-SAME: %[[INIT:[^:]*]]: tensor<1x2x4x8xf32>)
+// CHECK: %[[LOOP:.*]]:2 = scf.for {{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}} = %{{.*}}, %[[ST:.*]] = %[[INIT]])
+// CHECK: ssd.combined {{.*}} initial_states(%[[ST]] : tensor<1x2x4x8xf32>) {chunk_size = 32 : i64} -> tensor<1x64x2x4xf32>, tensor<1x2x4x8xf32>
+// CHECK: } {ssd.segment_loop}
+// CHECK-NOT: ssd.combined
+// CHECK: return %[[LOOP]]#0, %[[LOOP]]#1
+func.func @initial_states(%x: tensor<1x128x2x4xf32>, %dt: tensor<1x128x2xf32>, %A: tensor<2xf32>, %B: tensor<1x128x1x8xf32>, %C: tensor<1x128x1x8xf32>, %init: tensor<1x2x4x8xf32>) -> (tensor<1x128x2x4xf32>, tensor<1x2x4x8xf32>) {
+  %y, %fs = ssd.combined x(%x : tensor<1x128x2x4xf32>) dt(%dt : tensor<1x128x2xf32>) A(%A : tensor<2xf32>) B(%B : tensor<1x128x1x8xf32>) C(%C : tensor<1x128x1x8xf32>) initial_states(%init : tensor<1x2x4x8xf32>) {chunk_size = 32 : i64} -> tensor<1x128x2x4xf32>, tensor<1x2x4x8xf32>
+  return %y, %fs : tensor<1x128x2x4xf32>, tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// Left alone: one segment or less, a dynamic length, seq_idx, cu_seqlens and
+// an f16 state (which the split would round at every boundary).
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: scf.for
+// CHECK-COUNT-6: ssd.combined
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @left_alone(%x: tensor<1x64x2x4xf32>, %dt: tensor<1x64x2xf32>, %A: tensor<2xf32>, %B: tensor<1x64x1x8xf32>, %C: tensor<1x64x1x8xf32>,
+                      %xs: tensor<1x48x2x4xf32>, %dts: tensor<1x48x2xf32>, %Bs: tensor<1x48x1x8xf32>, %Cs: tensor<1x48x1x8xf32>,
+                      %xd: tensor<1x?x2x4xf32>, %dtd: tensor<1x?x2xf32>, %Bd: tensor<1x?x1x8xf32>, %Cd: tensor<1x?x1x8xf32>,
+                      %xl: tensor<1x256x2x4xf32>, %dtl: tensor<1x256x2xf32>, %Bl: tensor<1x256x1x8xf32>, %Cl: tensor<1x256x1x8xf32>,
+                      %si: tensor<1x256xi32>, %cu: tensor<3xi32>, %init2: tensor<2x2x4x8xf32>, %init16: tensor<1x2x4x8xf16>)
+    -> (tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x?x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>) {
+  %y0, %fs0 = ssd.combined x(%x : tensor<1x64x2x4xf32>) dt(%dt : tensor<1x64x2xf32>) A(%A : tensor<2xf32>) B(%B : tensor<1x64x1x8xf32>) C(%C : tensor<1x64x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x64x2x4xf32>, tensor<1x2x4x8xf32>
+  %y1, %fs1 = ssd.combined x(%xs : tensor<1x48x2x4xf32>) dt(%dts : tensor<1x48x2xf32>) A(%A : tensor<2xf32>) B(%Bs : tensor<1x48x1x8xf32>) C(%Cs : tensor<1x48x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x48x2x4xf32>, tensor<1x2x4x8xf32>
+  %y2, %fs2 = ssd.combined x(%xd : tensor<1x?x2x4xf32>) dt(%dtd : tensor<1x?x2xf32>) A(%A : tensor<2xf32>) B(%Bd : tensor<1x?x1x8xf32>) C(%Cd : tensor<1x?x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x?x2x4xf32>, tensor<1x2x4x8xf32>
+  %y3, %fs3 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) seq_idx(%si : tensor<1x256xi32>) {chunk_size = 32 : i64} -> tensor<1x256x2x4xf32>, tensor<1x2x4x8xf32>
+  %y4, %fs4 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) initial_states(%init2 : tensor<2x2x4x8xf32>) cu_seqlens(%cu : tensor<3xi32>) {chunk_size = 32 : i64} -> tensor<1x256x2x4xf32>, tensor<2x2x4x8xf32>
+  %y5, %fs5 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) initial_states(%init16 : tensor<1x2x4x8xf16>) {chunk_size = 32 : i64, state_type = f16} -> tensor<1x256x2x4xf32>, tensor<1x2x4x8xf16>
+  return %y0, %y1, %y2, %y3, %y4, %y5 : tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x?x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>
+}
