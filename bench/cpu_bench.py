@@ -3,9 +3,12 @@
 
 Builds a random case of the Mamba-2 2.7B layer shape (h=80, p=64, n=128,
 g=1; f32; D per head, dt_bias, softplus) with ssd-make-case, times the
-compiled CPU path with ssd-run (one thread and --threads N) and the
-independent plain loop-nest reference (ssd-run --reference), and writes
-bench/results/<date>-<short commit>-cpu.json in the format of DESIGN.md.
+compiled CPU path with ssd-run (one thread and --threads N), the anchor
+(bench/numpy_ssd.py: the chunked algorithm in NumPy on OpenBLAS, one thread
+and N) and the independent plain loop-nest reference (ssd-run --reference)
+on the same case in the same run, and writes
+bench/results/<date>-<short commit>-cpu.json in the format of DESIGN.md,
+with each compiled row's ratio to the NumPy row of the same thread count.
 
 FLOPs counted as the issue states: 2*Q*n per token per group (bmm) plus
 2*Q*p + 4*n*p per token per head.
@@ -42,6 +45,21 @@ def timed(bin_dir, case, chunk, repeat, extra):
     return ms, err
 
 
+def numpy_anchor(case, chunk, repeat, threads):
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads),
+               OMP_NUM_THREADS=str(threads))
+    out = subprocess.run([sys.executable,
+                          os.path.join(ROOT, "bench", "numpy_ssd.py"),
+                          "--case", case, "--chunk-size", str(chunk),
+                          "--repeat", str(repeat)],
+                         capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        sys.exit("cpu_bench: numpy_ssd.py failed (%d):\n%s%s" %
+                 (out.returncode, out.stdout, out.stderr))
+    row = json.loads(out.stdout.strip().splitlines()[-1])
+    return row["ms"], row["max_rel_err"]
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
@@ -74,11 +92,16 @@ def main():
             ["--features", "D,dt_bias,softplus", "--seed", "7"])
         variants = [("cpu", 1, []),
                     ("cpu", args.threads, ["--threads", str(args.threads)]),
+                    ("numpy-openblas", 1, None),
+                    ("numpy-openblas", args.threads, None),
                     ("reference-loop-nest", 1, ["--reference"])]
         rows = []
         for strategy, threads, extra in variants:
             repeat = 1 if strategy.startswith("reference") else args.repeat
-            ms, err = timed(bin_dir, case, q, repeat, extra)
+            if extra is None:
+                ms, err = numpy_anchor(case, q, repeat, threads)
+            else:
+                ms, err = timed(bin_dir, case, q, repeat, extra)
             rows.append(dict(strategy=strategy, threads=threads, batch=1,
                              seqlen=L, chunk_size=q, dtype="f32",
                              state_dtype="f32", ms=ms, max_rel_err=err,
@@ -86,6 +109,14 @@ def main():
                              gbps=None, **SHAPE))
             print("%-20s threads=%d  %10.1f ms  %7.2f GFLOP/s  max_rel_err=%.2e"
                   % (strategy, threads, ms, flops / ms / 1e6, err))
+
+    anchor = {r["threads"]: r["ms"] for r in rows
+              if r["strategy"] == "numpy-openblas"}
+    for r in rows:
+        if r["strategy"] == "cpu" and r["threads"] in anchor:
+            r["ratio_to_numpy"] = r["ms"] / anchor[r["threads"]]
+            print("cpu threads=%d: %.2fx the NumPy time" %
+                  (r["threads"], r["ratio_to_numpy"]))
 
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip() or "unknown"

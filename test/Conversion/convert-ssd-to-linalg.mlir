@@ -3,7 +3,6 @@
 // The indexing maps are printed once at the top of the module.
 // CHECK-DAG: #[[$BIAS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-// CHECK-DAG: #[[$A5:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1)>
 // CHECK-DAG: #[[$J5:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
 // CHECK-DAG: #[[$I5:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[$CT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5, d3)>
@@ -20,7 +19,8 @@
 
 // dt processing in chunk-major layout: token = c*Q + q, padding past L reads
 // token 0 and yields 0; bias, softplus (identity above 20), clamp. Then the
-// within-chunk inclusive cumsum as a masked reduction over j <= i.
+// within-chunk inclusive cumsum as a scan over the chunk positions: one
+// elementwise step over (b, h, c) per position, carrying the running sums.
 
 // CHECK-LABEL: func.func @chunk_cumsum
 // CHECK-SAME: (%[[DT:.*]]: tensor<2x?x4xf32>, %[[A:.*]]: tensor<4xf32>, %[[BIAS:.*]]: tensor<4xf32>)
@@ -38,12 +38,16 @@
 // CHECK: arith.maximumf
 // CHECK: arith.minimumf
 // CHECK: arith.select %[[VALID]]
-// CHECK: %[[ZERO:.*]] = linalg.fill
-// CHECK: linalg.generic {indexing_maps = [#[[$A5]], #[[$J5]], #[[$I5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
-// CHECK-SAME: ins(%[[A]], %[[DTOUT]] : tensor<4xf32>, tensor<2x4x?x16xf32>) outs(%[[ZERO]] : tensor<2x4x?x16xf32>)
-// CHECK: arith.cmpi ule
-// CHECK: arith.mulf
-// CHECK: arith.addf
+// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4x?x1xf32>)
+// CHECK: %[[SCAN:.*]]:2 = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[RS:.*]] = %[[ZERO]], %[[ACC:.*]] = %[[EMPTY]])
+// CHECK: %[[COL:.*]] = tensor.extract_slice %[[DTOUT]][0, 0, 0, %[[I]]] [2, 4, %[[NC]], 1] [1, 1, 1, 1]
+// CHECK: %[[NEXT:.*]] = linalg.generic {indexing_maps = [#[[$BIAS]], #[[$ID4]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[A]], %[[COL]] : tensor<4xf32>, tensor<2x4x?x1xf32>) outs(%[[RS]] : tensor<2x4x?x1xf32>)
+// CHECK: %[[T:.*]] = arith.mulf
+// CHECK: arith.addf %{{.*}}, %[[T]]
+// CHECK: %[[INS:.*]] = tensor.insert_slice %[[NEXT]] into %[[ACC]][0, 0, 0, %[[I]]] [2, 4, %[[NC]], 1] [1, 1, 1, 1]
+// CHECK: scf.yield %[[NEXT]], %[[INS]]
+// CHECK: return %[[DTOUT]], %[[SCAN]]#1
 func.func @chunk_cumsum(%dt: tensor<2x?x4xf32>, %A: tensor<4xf32>, %bias: tensor<4xf32>) -> (tensor<2x4x?x16xf32>, tensor<2x4x?x16xf32>) {
   %o, %c = ssd.chunk_cumsum dt(%dt : tensor<2x?x4xf32>) A(%A : tensor<4xf32>) dt_bias(%bias : tensor<4xf32>) {dt_softplus, dt_limit = array<f64: 0.001, 0.2>} -> tensor<2x4x?x16xf32>, tensor<2x4x?x16xf32>
   return %o, %c : tensor<2x4x?x16xf32>, tensor<2x4x?x16xf32>
@@ -184,7 +188,8 @@ func.func @state_passing_varlen(%st: tensor<1x6x2x4x8xf32>, %da: tensor<1x2x6x16
 }
 
 // The output: C tiles times transposed states, scaled by exp(min(dA, 0)),
-// plus the causal W = CB * exp(min(segsum, 0)) * dt (stored as (j, i)) times
+// plus the causal W = CB * exp(min(segsum, 0)) * dt (stored as (j, i), from
+// CB transposed once so that each head's rows read it contiguously) times
 // x tiles, scattered back to tokens with D (per channel) and z gating.
 // CHECK-LABEL: func.func @chunk_scan
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<1x64x4x8xbf16>, %[[DT:[^:]*]]: tensor<1x4x2x32xf32>, %[[DA:[^:]*]]: tensor<1x4x2x32xf32>, %[[SEG:[^:]*]]: tensor<1x4x2x32x32xf32>, %[[C:[^:]*]]: tensor<1x64x2x16xbf16>, %[[CB:[^:]*]]: tensor<1x2x2x32x32xf32>, %[[ST:[^:]*]]: tensor<1x2x4x8x16xf32>, %[[D:[^:]*]]: tensor<4x8xf32>, %[[Z:[^:]*]]: tensor<1x64x4x8xbf16>)
@@ -203,9 +208,10 @@ func.func @state_passing_varlen(%st: tensor<1x6x2x4x8xf32>, %da: tensor<1x2x6x16
 // CHECK: %[[Y1:.*]] = linalg.generic
 // CHECK-SAME: ins(%[[SCALEE]] : tensor<1x2x2x2x32xf32>) outs(%[[Y0]] : tensor<1x2x2x2x32x8xf32>)
 // CHECK: %[[DTE:.*]] = tensor.expand_shape %[[DT]]
+// CHECK: %[[CBT:.*]] = linalg.transpose ins(%[[CB]] : tensor<1x2x2x32x32xf32>) outs(%{{.*}} : tensor<1x2x2x32x32xf32>) permutation = [0, 1, 2, 4, 3]
 // CHECK: %[[SEGE:.*]] = tensor.expand_shape %[[SEG]]
-// CHECK: %[[W:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[$SEGT]], #{{.*}}]
-// CHECK-SAME: ins(%[[CB]], %[[DTE]], %[[SEGE]] :
+// CHECK: %[[W:.*]] = linalg.generic {indexing_maps = [#[[$CBT:.*]], #{{.*}}, #[[$SEGT]], #{{.*}}]
+// CHECK-SAME: ins(%[[CBT]], %[[DTE]], %[[SEGE]] :
 // CHECK: arith.cmpi ule
 // CHECK: %[[XT:.*]] = linalg.generic
 // CHECK: } -> tensor<1x2x2x2x32x8xf32>

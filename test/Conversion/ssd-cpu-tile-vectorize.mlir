@@ -75,3 +75,32 @@ func.func @decay(%d: tensor<4x32xf32>) -> tensor<4x32xf32> {
   } -> tensor<4x32xf32>
   return %r : tensor<4x32xf32>
 }
+
+// -----
+
+// With threads, an elementwise op of at least 4096 iterations is spread over
+// an scf.forall; a smaller one (the cumsum scan's step: one per chunk
+// position) stays on the calling thread, where a fork and join would cost
+// more than it computes.
+// PAR-LABEL: func.func @distribute_by_work
+// PAR: scf.forall
+// PAR: arith.mulf {{.*}} : vector<
+// PAR: scf.forall.in_parallel
+// PAR-NOT: scf.forall
+// PAR: arith.addf {{.*}} : vector<
+// PAR: return
+func.func @distribute_by_work(%big: tensor<64x128xf32>, %small: tensor<80x32xf32>) -> (tensor<64x128xf32>, tensor<80x32xf32>) {
+  %e0 = tensor.empty() : tensor<64x128xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%big : tensor<64x128xf32>) outs(%e0 : tensor<64x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<64x128xf32>
+  %e1 = tensor.empty() : tensor<80x32xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%small : tensor<80x32xf32>) outs(%e1 : tensor<80x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %in : f32
+    linalg.yield %a : f32
+  } -> tensor<80x32xf32>
+  return %0, %1 : tensor<64x128xf32>, tensor<80x32xf32>
+}

@@ -31,8 +31,13 @@ bool fuseOneChunkLoop(mlir::RewriterBase &rewriter, mlir::func::FuncOp func,
 /// generation leaves it as it is.
 bool hasEmptyLoop(mlir::linalg::LinalgOp op);
 
+/// Iterations (the product of an op's static loop ranges) below which an op
+/// is not worth distributing over threads.
+constexpr int64_t kMinParallelWork = 4096;
+
 /// Distributes the outermost non-unit parallel loop of `op` over an
-/// scf.forall; returns the op inside it (or `op`).
+/// scf.forall; returns the op inside it (or `op`). Ops with fewer than
+/// kMinParallelWork iterations stay as they are.
 mlir::linalg::LinalgOp distribute(mlir::RewriterBase &rewriter,
                                   mlir::linalg::LinalgOp op);
 

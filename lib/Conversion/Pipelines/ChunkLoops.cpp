@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace {
@@ -42,6 +44,15 @@ linalg::LinalgOp ssd::cpu::distribute(RewriterBase &rewriter,
   if (op->getParentOfType<scf::ForallOp>() || hasEmptyLoop(op))
     return op;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // Too little work to pay for a fork and join (the cumsum scan's steps,
+  // one per chunk position): it stays on the calling thread.
+  int64_t work = 1;
+  for (int64_t range : ranges)
+    work = ShapedType::isDynamic(range)
+               ? kMinParallelWork
+               : std::min(work * range, kMinParallelWork);
+  if (work < kMinParallelWork)
+    return op;
   SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
   SmallVector<int64_t> tiles(ranges.size(), 0);
   bool found = false;

@@ -2,9 +2,10 @@
 //
 // dt_out = clamp(softplus?(dt + dt_bias)) on real tokens, 0 on padding, in
 // chunk-major layout (b,h,nc,Q); dA_cumsum = the within-chunk inclusive
-// cumulative sum of A*dt_out, written as a masked reduction over positions
-// j <= i (Q^2 per chunk, negligible next to the matrix products, and it keeps
-// everything in plain linalg).
+// cumulative sum of A*dt_out, a scan over the Q positions (scf.for carrying
+// the running sums of every (b, h, c)). A masked reduction over j <= i would
+// be plain linalg too, but costs Q^2 / 2 scalar steps a row: at chunk 128 it
+// took a sixth of the CPU backend's time.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -12,7 +13,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "ssd/Dialect/SSD/IR/SSDOps.h"
 
@@ -93,30 +96,63 @@ struct LowerChunkCumsum : OpConversionPattern<ChunkCumsumOp> {
             })
             .getResult(0);
 
-    // dA_cumsum[b,h,c,i] = sum_{j <= i} A[h] * dt_out[b,h,c,j], loops
-    // (b, h, c, i, j) with j the reduction.
-    Value acc = zeroTensor(rewriter, loc, shape, f32);
-    Value cumsum =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{acc.getType()}, ValueRange{a, dtOut},
-            ValueRange{acc},
-            ArrayRef<AffineMap>{projectedMap(ctx, 5, {1}),
-                                projectedMap(ctx, 5, {0, 1, 2, 4}),
-                                projectedMap(ctx, 5, {0, 1, 2, 3})},
-            iterators(5, {4}),
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value i = linalg::IndexOp::create(b, l, 3);
-              Value j = linalg::IndexOp::create(b, l, 4);
-              Value inPrefix =
-                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::ule, j, i);
-              Value term = arith::MulFOp::create(b, l, args[0], args[1]);
-              Value sum = arith::AddFOp::create(b, l, args[2], term);
-              linalg::YieldOp::create(
-                  b, l,
-                  arith::SelectOp::create(b, l, inPrefix, sum, args[2])
-                      .getResult());
-            })
-            .getResult(0);
+    // dA_cumsum[b,h,c,i] = dA_cumsum[b,h,c,i-1] + A[h] * dt_out[b,h,c,i]: a
+    // scan over the chunk positions (scf.for), one elementwise op over
+    // (b, h, c) a step. The terms are added in position order from 0, as a
+    // reduction over j <= i would add them, in Q steps instead of Q^2 / 2.
+    // Sizes known here stay static, so the slices' types match the tensors'.
+    SmallVector<OpFoldResult> column;
+    for (OpFoldResult size : ArrayRef(shape).drop_back())
+      column.push_back(isa<Value>(size) ? getAsOpFoldResult(cast<Value>(size))
+                                        : size);
+    column.push_back(rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> unitStrides(4, rewriter.getIndexAttr(1));
+    auto position = [&](Value i) {
+      return SmallVector<OpFoldResult>{rewriter.getIndexAttr(0),
+                                       rewriter.getIndexAttr(0),
+                                       rewriter.getIndexAttr(0), i};
+    };
+    // No chunks (L = 0): nothing to sum, and no slice of an empty dimension.
+    if (llvm::any_of(column, [](OpFoldResult size) {
+          return getConstantIntValue(size) == std::optional<int64_t>(0);
+        })) {
+      rewriter.replaceOp(
+          op, {castTo(rewriter, loc, dtOut, outType),
+               castTo(rewriter, loc, emptyTensor(rewriter, loc, shape, f32),
+                      op.getDACumsum().getType())});
+      return success();
+    }
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value positions = arith::ConstantIndexOp::create(rewriter, loc, q);
+    auto scan = scf::ForOp::create(
+        rewriter, loc, zero, positions, one,
+        ValueRange{zeroTensor(rewriter, loc, column, f32),
+                   emptyTensor(rewriter, loc, shape, f32)},
+        [&](OpBuilder &b, Location l, Value i, ValueRange carried) {
+          Value dtAt = tensor::ExtractSliceOp::create(b, l, dtOut, position(i),
+                                                      column, unitStrides);
+          Value running = linalg::GenericOp::create(
+                              b, l, TypeRange{carried[0].getType()},
+                              ValueRange{a, dtAt}, ValueRange{carried[0]},
+                              ArrayRef<AffineMap>{projectedMap(ctx, 4, {1}),
+                                                  b.getMultiDimIdentityMap(4),
+                                                  b.getMultiDimIdentityMap(4)},
+                              iterators(4),
+                              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                                Value term = arith::MulFOp::create(
+                                    nb, nl, args[0], args[1]);
+                                linalg::YieldOp::create(
+                                    nb, nl,
+                                    arith::AddFOp::create(nb, nl, args[2], term)
+                                        .getResult());
+                              })
+                              .getResult(0);
+          Value stored = tensor::InsertSliceOp::create(
+              b, l, running, carried[1], position(i), column, unitStrides);
+          scf::YieldOp::create(b, l, ValueRange{running, stored});
+        });
+    Value cumsum = scan.getResult(1);
 
     rewriter.replaceOp(
         op, {castTo(rewriter, loc, dtOut, outType),

@@ -90,9 +90,21 @@ Value decayWeights(OpBuilder &rewriter, Location loc, ChunkScanOp op,
   auto segsumOp = op.getSegsum().getDefiningOp<SegsumOp>();
   bool fromCumsum = segsumOp && segsumOp.getDACumsum() == op.getDACumsum();
   Value dt = splitHeads(rewriter, loc, adaptor.getDt(), 1, groups);
-  SmallVector<Value> inputs = {adaptor.getCB(), dt};
+  // CB^T, once per chunk and group: W's rows then read CB along its rows
+  // (contiguous) for every head, instead of gathering a column per row.
+  Value cb = adaptor.getCB();
+  auto cbType = cast<RankedTensorType>(cb.getType());
+  SmallVector<OpFoldResult> cbShape;
+  for (int64_t d = 0; d < cbType.getRank(); ++d)
+    cbShape.push_back(dimFold(rewriter, loc, cb, d));
+  Value cbT = linalg::TransposeOp::create(
+                  rewriter, loc, cb,
+                  emptyTensor(rewriter, loc, cbShape, cbType.getElementType()),
+                  ArrayRef<int64_t>{0, 1, 2, 4, 3})
+                  ->getResult(0);
+  SmallVector<Value> inputs = {cbT, dt};
   // Loops (b, c, g, hh, j, i).
-  SmallVector<AffineMap> maps = {projectedMap(ctx, 6, {0, 1, 2, 5, 4}),
+  SmallVector<AffineMap> maps = {projectedMap(ctx, 6, {0, 1, 2, 4, 5}),
                                  projectedMap(ctx, 6, {0, 2, 3, 1, 4})};
   if (fromCumsum) {
     Value dA = splitHeads(rewriter, loc, adaptor.getDACumsum(), 1, groups);
