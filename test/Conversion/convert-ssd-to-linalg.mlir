@@ -41,12 +41,14 @@
 // CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4x?x1xf32>)
 // CHECK: %[[SCAN:.*]]:2 = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[RS:.*]] = %[[ZERO]], %[[ACC:.*]] = %[[EMPTY]])
 // CHECK: %[[COL:.*]] = tensor.extract_slice %[[DTOUT]][0, 0, 0, %[[I]]] [2, 4, %[[NC]], 1] [1, 1, 1, 1]
-// CHECK: %[[NEXT:.*]] = linalg.generic {indexing_maps = [#[[$BIAS]], #[[$ID4]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-// CHECK-SAME: ins(%[[A]], %[[COL]] : tensor<4xf32>, tensor<2x4x?x1xf32>) outs(%[[RS]] : tensor<2x4x?x1xf32>)
+// CHECK: %[[SUMCOL:.*]] = tensor.extract_slice %[[ACC]][0, 0, 0, %[[I]]] [2, 4, %[[NC]], 1] [1, 1, 1, 1]
+// CHECK: %[[NEXT:.*]]:2 = linalg.generic {indexing_maps = [#[[$BIAS]], #[[$ID4]], #[[$ID4]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[A]], %[[COL]] : tensor<4xf32>, tensor<2x4x?x1xf32>) outs(%[[RS]], %[[SUMCOL]] : tensor<2x4x?x1xf32>, tensor<2x4x?x1xf32>)
 // CHECK: %[[T:.*]] = arith.mulf
-// CHECK: arith.addf %{{.*}}, %[[T]]
-// CHECK: %[[INS:.*]] = tensor.insert_slice %[[NEXT]] into %[[ACC]][0, 0, 0, %[[I]]] [2, 4, %[[NC]], 1] [1, 1, 1, 1]
-// CHECK: scf.yield %[[NEXT]], %[[INS]]
+// CHECK: %[[S:.*]] = arith.addf %{{.*}}, %[[T]]
+// CHECK: linalg.yield %[[S]], %[[S]]
+// CHECK: %[[INS:.*]] = tensor.insert_slice %[[NEXT]]#1 into %[[ACC]][0, 0, 0, %[[I]]] [2, 4, %[[NC]], 1] [1, 1, 1, 1]
+// CHECK: scf.yield %[[NEXT]]#0, %[[INS]]
 // CHECK: return %[[DTOUT]], %[[SCAN]]#1
 func.func @chunk_cumsum(%dt: tensor<2x?x4xf32>, %A: tensor<4xf32>, %bias: tensor<4xf32>) -> (tensor<2x4x?x16xf32>, tensor<2x4x?x16xf32>) {
   %o, %c = ssd.chunk_cumsum dt(%dt : tensor<2x?x4xf32>) A(%A : tensor<4xf32>) dt_bias(%bias : tensor<4xf32>) {dt_softplus, dt_limit = array<f64: 0.001, 0.2>} -> tensor<2x4x?x16xf32>, tensor<2x4x?x16xf32>

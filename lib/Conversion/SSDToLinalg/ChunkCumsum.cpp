@@ -132,24 +132,24 @@ struct LowerChunkCumsum : OpConversionPattern<ChunkCumsumOp> {
         [&](OpBuilder &b, Location l, Value i, ValueRange carried) {
           Value dtAt = tensor::ExtractSliceOp::create(b, l, dtOut, position(i),
                                                       column, unitStrides);
-          Value running = linalg::GenericOp::create(
-                              b, l, TypeRange{carried[0].getType()},
-                              ValueRange{a, dtAt}, ValueRange{carried[0]},
-                              ArrayRef<AffineMap>{projectedMap(ctx, 4, {1}),
-                                                  b.getMultiDimIdentityMap(4),
-                                                  b.getMultiDimIdentityMap(4)},
-                              iterators(4),
-                              [&](OpBuilder &nb, Location nl, ValueRange args) {
-                                Value term = arith::MulFOp::create(
-                                    nb, nl, args[0], args[1]);
-                                linalg::YieldOp::create(
-                                    nb, nl,
-                                    arith::AddFOp::create(nb, nl, args[2], term)
-                                        .getResult());
-                              })
-                              .getResult(0);
-          Value stored = tensor::InsertSliceOp::create(
-              b, l, running, carried[1], position(i), column, unitStrides);
+          Value sumsAt = tensor::ExtractSliceOp::create(
+              b, l, carried[1], position(i), column, unitStrides);
+          // Two outputs, the running sums and their column of dA_cumsum, so
+          // that both are written in place (no strided copy per position).
+          AffineMap id = b.getMultiDimIdentityMap(4);
+          auto step = linalg::GenericOp::create(
+              b, l, TypeRange{carried[0].getType(), sumsAt.getType()},
+              ValueRange{a, dtAt}, ValueRange{carried[0], sumsAt},
+              ArrayRef<AffineMap>{projectedMap(ctx, 4, {1}), id, id, id},
+              iterators(4), [&](OpBuilder &nb, Location nl, ValueRange args) {
+                Value term = arith::MulFOp::create(nb, nl, args[0], args[1]);
+                Value sum = arith::AddFOp::create(nb, nl, args[2], term);
+                linalg::YieldOp::create(nb, nl, ValueRange{sum, sum});
+              });
+          Value running = step.getResult(0);
+          Value stored =
+              tensor::InsertSliceOp::create(b, l, step.getResult(1), carried[1],
+                                            position(i), column, unitStrides);
           scf::YieldOp::create(b, l, ValueRange{running, stored});
         });
     Value cumsum = scan.getResult(1);
