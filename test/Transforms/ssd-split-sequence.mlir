@@ -63,24 +63,27 @@ func.func @initial_states(%x: tensor<1x128x2x4xf32>, %dt: tensor<1x128x2xf32>, %
 
 // -----
 
-// Left alone: one segment or less, a dynamic length, seq_idx, cu_seqlens and
-// an f16 state (which the split would round at every boundary).
+// Left alone: one segment or less, a dynamic length, seq_idx, cu_seqlens, an
+// f16 state (which the split would round at every boundary) and an empty
+// batch (nothing to compute; the lowering reports it).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.for
-// CHECK-COUNT-6: ssd.combined
+// CHECK-COUNT-7: ssd.combined
 // CHECK-NOT: scf.for
 // CHECK: return
 func.func @left_alone(%x: tensor<1x64x2x4xf32>, %dt: tensor<1x64x2xf32>, %A: tensor<2xf32>, %B: tensor<1x64x1x8xf32>, %C: tensor<1x64x1x8xf32>,
                       %xs: tensor<1x48x2x4xf32>, %dts: tensor<1x48x2xf32>, %Bs: tensor<1x48x1x8xf32>, %Cs: tensor<1x48x1x8xf32>,
                       %xd: tensor<1x?x2x4xf32>, %dtd: tensor<1x?x2xf32>, %Bd: tensor<1x?x1x8xf32>, %Cd: tensor<1x?x1x8xf32>,
                       %xl: tensor<1x256x2x4xf32>, %dtl: tensor<1x256x2xf32>, %Bl: tensor<1x256x1x8xf32>, %Cl: tensor<1x256x1x8xf32>,
-                      %si: tensor<1x256xi32>, %cu: tensor<3xi32>, %init2: tensor<2x2x4x8xf32>, %init16: tensor<1x2x4x8xf16>)
-    -> (tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x?x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>) {
+                      %si: tensor<1x256xi32>, %cu: tensor<3xi32>, %init2: tensor<2x2x4x8xf32>, %init16: tensor<1x2x4x8xf16>,
+                      %x0: tensor<0x256x2x4xf32>, %dt0: tensor<0x256x2xf32>, %B0: tensor<0x256x1x8xf32>, %C0: tensor<0x256x1x8xf32>)
+    -> (tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x?x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>) {
   %y0, %fs0 = ssd.combined x(%x : tensor<1x64x2x4xf32>) dt(%dt : tensor<1x64x2xf32>) A(%A : tensor<2xf32>) B(%B : tensor<1x64x1x8xf32>) C(%C : tensor<1x64x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x64x2x4xf32>, tensor<1x2x4x8xf32>
   %y1, %fs1 = ssd.combined x(%xs : tensor<1x48x2x4xf32>) dt(%dts : tensor<1x48x2xf32>) A(%A : tensor<2xf32>) B(%Bs : tensor<1x48x1x8xf32>) C(%Cs : tensor<1x48x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x48x2x4xf32>, tensor<1x2x4x8xf32>
   %y2, %fs2 = ssd.combined x(%xd : tensor<1x?x2x4xf32>) dt(%dtd : tensor<1x?x2xf32>) A(%A : tensor<2xf32>) B(%Bd : tensor<1x?x1x8xf32>) C(%Cd : tensor<1x?x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x?x2x4xf32>, tensor<1x2x4x8xf32>
   %y3, %fs3 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) seq_idx(%si : tensor<1x256xi32>) {chunk_size = 32 : i64} -> tensor<1x256x2x4xf32>, tensor<1x2x4x8xf32>
   %y4, %fs4 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) initial_states(%init2 : tensor<2x2x4x8xf32>) cu_seqlens(%cu : tensor<3xi32>) {chunk_size = 32 : i64} -> tensor<1x256x2x4xf32>, tensor<2x2x4x8xf32>
   %y5, %fs5 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) initial_states(%init16 : tensor<1x2x4x8xf16>) {chunk_size = 32 : i64, state_type = f16} -> tensor<1x256x2x4xf32>, tensor<1x2x4x8xf16>
-  return %y0, %y1, %y2, %y3, %y4, %y5 : tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x?x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>
+  %y6, %fs6 = ssd.combined x(%x0 : tensor<0x256x2x4xf32>) dt(%dt0 : tensor<0x256x2xf32>) A(%A : tensor<2xf32>) B(%B0 : tensor<0x256x1x8xf32>) C(%C0 : tensor<0x256x1x8xf32>) {chunk_size = 32 : i64} -> tensor<0x256x2x4xf32>, tensor<0x2x4x8xf32>
+  return %y0, %y1, %y2, %y3, %y4, %y5, %y6 : tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x?x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>
 }

@@ -62,6 +62,11 @@ struct SplitCombined : OpRewritePattern<CombinedOp> {
     int64_t batch = xType.getDimSize(0), seqLen = xType.getDimSize(1);
     if (ShapedType::isDynamic(batch) || ShapedType::isDynamic(seqLen))
       return rewriter.notifyMatchFailure(op, "dynamic batch or length");
+    // Nothing to compute: the lowering says what it makes of that.
+    auto bType = cast<RankedTensorType>(op.getB().getType());
+    if (llvm::is_contained(xType.getShape(), 0) ||
+        llvm::is_contained(bType.getShape(), 0))
+      return rewriter.notifyMatchFailure(op, "an empty dimension");
     int64_t chunk =
         chunkSizeOverride > 0 ? chunkSizeOverride : op.getChunkSize();
     int64_t segment = segmentChunks * chunk;

@@ -73,7 +73,7 @@ def SSDSplitSequence : Pass<"ssd-split-sequence"> {
     hundreds of MB faulted in per call.
 
     Only ops the split leaves exact are rewritten: static batch and
-    sequence length, more than one segment, f32 state (an f16 state would
+    sequence length, no empty dimension, more than one segment, f32 state (an f16 state would
     be rounded at every segment boundary), and neither `seq_idx` nor
     `cu_seqlens` (a reset or a new sequence at a boundary is not visible
     from inside a segment). Others are left alone.
