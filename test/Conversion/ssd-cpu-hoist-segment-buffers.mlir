@@ -1,21 +1,28 @@
 // RUN: ssd-opt %s --ssd-cpu-hoist-segment-buffers --split-input-file | FileCheck %s
 
-// In a segment loop: the static temporary moves before the loop; the buffer
-// yielded into the next iteration (also through a view), the dynamic one
-// the one freed in the loop and the one inside the nested parallel loop stay
-// where they are.
+// In a segment loop: the static temporary and the one sized by a value
+// defined outside the loop move before the loop (with the size computed
+// from the arguments, moved out first); the buffer yielded into the next
+// iteration (also through a view), the one sized by the iteration, the one
+// freed in the loop and the one inside the nested parallel loop stay where
+// they are.
 // CHECK-LABEL: func.func @segment_loop
-// CHECK: %[[TMP:.*]] = memref.alloc() : memref<64x32xf32>
-// CHECK-NEXT: scf.for
+// CHECK-SAME: (%[[N:.*]]: index, %[[OUT:.*]]: memref<64x32xf32>, %[[ARG:.*]]: memref<?xf32>)
+// CHECK-DAG: %[[TMP:.*]] = memref.alloc() : memref<64x32xf32>
+// CHECK-DAG: %[[DYN:.*]] = memref.alloc(%[[N]]) : memref<?xf32>
+// CHECK-DAG: %[[D:.*]] = memref.dim %[[ARG]]
+// CHECK-DAG: memref.alloc(%[[D]]) : memref<?xf32>
+// CHECK: scf.for %[[S:[^ ]*]] =
 // CHECK-DAG: memref.alloc() : memref<16xf32>
 // CHECK-DAG: memref.alloc() : memref<4x4xf32>
-// CHECK-DAG: memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK-DAG: %[[M:.*]] = arith.addi %[[S]]
+// CHECK-DAG: memref.alloc(%[[M]]) : memref<?xf32>
 // CHECK-DAG: %[[FREED:.*]] = memref.alloc() : memref<32xf32>
 // CHECK-DAG: memref.dealloc %[[FREED]]
 // CHECK: scf.forall
 // CHECK-NEXT: memref.alloc() : memref<8xf32>
 // CHECK: } {ssd.segment_loop}
-func.func @segment_loop(%n: index, %out: memref<64x32xf32>) -> (memref<16xf32>, memref<4x4xf32>) {
+func.func @segment_loop(%n: index, %out: memref<64x32xf32>, %arg: memref<?xf32>) -> (memref<16xf32>, memref<4x4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -33,6 +40,12 @@ func.func @segment_loop(%n: index, %out: memref<64x32xf32>) -> (memref<16xf32>, 
     memref.copy %next, %view : memref<16xf32> to memref<16xf32>
     %dyn = memref.alloc(%n) : memref<?xf32>
     linalg.fill ins(%f : f32) outs(%dyn : memref<?xf32>)
+    %d = memref.dim %arg, %c0 : memref<?xf32>
+    %like = memref.alloc(%d) : memref<?xf32>
+    linalg.fill ins(%f : f32) outs(%like : memref<?xf32>)
+    %m = arith.addi %s, %c1 : index
+    %var = memref.alloc(%m) : memref<?xf32>
+    linalg.fill ins(%f : f32) outs(%var : memref<?xf32>)
     %freed = memref.alloc() : memref<32xf32>
     linalg.fill ins(%f : f32) outs(%freed : memref<32xf32>)
     memref.dealloc %freed : memref<32xf32>

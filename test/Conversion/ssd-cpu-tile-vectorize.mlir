@@ -45,6 +45,14 @@ func.func @matmul(%a: tensor<2x16x32xf32>, %b: tensor<2x16x64xf32>) -> tensor<2x
 // CHECK: %[[UB:.*]] = arith.minui %[[R]], %c64
 // CHECK: scf.for %{{.*}} = %c0 to %[[UB]] step %c16
 // CHECK: vector.contract
+// With threads it stays whole: a contraction is spread over its batch loops
+// only, and this one has none (a slice of its rows would see its causal
+// bound from row 0).
+// PAR-LABEL: func.func @causal
+// PAR-NOT: scf.forall
+// PAR: vector.contract
+// PAR-NOT: scf.forall
+// PAR: return
 func.func @causal(%w: tensor<64x64xf32>, %x: tensor<64x32xf32>, %y: tensor<64x32xf32>) -> tensor<64x32xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(i, p, j) -> (j, i)>, affine_map<(i, p, j) -> (j, p)>, affine_map<(i, p, j) -> (i, p)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %x : tensor<64x64xf32>, tensor<64x32xf32>) outs(%y : tensor<64x32xf32>) attrs = {ssd.lower_triangular} {
   ^bb0(%a: f32, %b: f32, %acc: f32):
@@ -103,4 +111,27 @@ func.func @distribute_by_work(%big: tensor<64x128xf32>, %small: tensor<80x32xf32
     linalg.yield %a : f32
   } -> tensor<80x32xf32>
   return %0, %1 : tensor<64x128xf32>, tensor<80x32xf32>
+}
+
+// -----
+
+// An elementwise op whose innermost loop has one iteration stays scalar: a
+// one-element vector gains nothing, and a gather would become a
+// vector.gather indexed as if its source were contiguous.
+// CHECK-LABEL: func.func @unit_innermost
+// CHECK-NOT: vector.
+// CHECK: tensor.extract
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @unit_innermost(%src: tensor<2x16x1x1xf32>) -> tensor<2x16x1xf32> {
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<2x16x1xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, t, n) -> (b, t, n)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%e : tensor<2x16x1xf32>) {
+  ^bb0(%out: f32):
+    %b = linalg.index 0 : index
+    %t = linalg.index 1 : index
+    %v = tensor.extract %src[%b, %t, %c0, %c0] : tensor<2x16x1x1xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x16x1xf32>
+  return %r : tensor<2x16x1xf32>
 }

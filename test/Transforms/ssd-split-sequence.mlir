@@ -1,5 +1,5 @@
-// RUN: ssd-opt %s --ssd-split-sequence=segment-chunks=2 --split-input-file | FileCheck %s
-// RUN: ssd-opt %s --ssd-split-sequence="chunk-size=32 segment-chunks=1" --split-input-file | FileCheck %s --check-prefix=Q32
+// RUN: ssd-opt %s --ssd-split-sequence=segment-chunks=2 --canonicalize --cse --split-input-file | FileCheck %s
+// RUN: ssd-opt %s --ssd-split-sequence="chunk-size=32 segment-chunks=1" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=Q32
 // RUN: not ssd-opt %s --ssd-split-sequence=chunk-size=48 --split-input-file 2>&1 | FileCheck %s --check-prefix=BADQ
 // RUN: not ssd-opt %s --ssd-split-sequence=segment-chunks=0 --split-input-file 2>&1 | FileCheck %s --check-prefix=BADSEG
 
@@ -16,7 +16,6 @@
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
-// CHECK-DAG: %[[C96:.*]] = arith.constant 96 : index
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<2x4x8x16xf32>
 // CHECK-DAG: %[[EMPTY:.*]] = tensor.empty() : tensor<2x100x4x8xbf16>
 // CHECK: %[[LOOP:.*]]:2 = scf.for %[[S:.*]] = %[[C0]] to %[[C3]] step %[[C1]] iter_args(%[[YACC:.*]] = %[[EMPTY]], %[[ST:.*]] = %[[ZERO]])
@@ -30,9 +29,9 @@
 // CHECK: %[[INS:.*]] = tensor.insert_slice %[[YS]] into %[[YACC]][0, %[[OFF]], 0, 0] [2, 32, 4, 8] [1, 1, 1, 1]
 // CHECK: scf.yield %[[INS]], %[[FSS]]
 // CHECK: } {ssd.segment_loop}
-// CHECK: %[[XT:.*]] = tensor.extract_slice %[[X]][0, %[[C96]], 0, 0] [2, 4, 4, 8] [1, 1, 1, 1]
+// CHECK: %[[XT:.*]] = tensor.extract_slice %[[X]][0, 96, 0, 0] [2, 4, 4, 8] [1, 1, 1, 1]
 // CHECK: %[[YT:.*]], %[[FST:.*]] = ssd.combined x(%[[XT]] : tensor<2x4x4x8xbf16>) {{.*}} initial_states(%[[LOOP]]#1 : tensor<2x4x8x16xf32>) {chunk_size = 16 : i64, {{.*}}} -> tensor<2x4x4x8xbf16>, tensor<2x4x8x16xf32>
-// CHECK: %[[Y:.*]] = tensor.insert_slice %[[YT]] into %[[LOOP]]#0[0, %[[C96]], 0, 0] [2, 4, 4, 8] [1, 1, 1, 1]
+// CHECK: %[[Y:.*]] = tensor.insert_slice %[[YT]] into %[[LOOP]]#0[0, 96, 0, 0] [2, 4, 4, 8] [1, 1, 1, 1]
 // CHECK: return %[[Y]], %[[FST]]
 // Segments of one 32-token chunk: the segment ops carry the chunk size the
 // pass was given.
@@ -63,27 +62,54 @@ func.func @initial_states(%x: tensor<1x128x2x4xf32>, %dt: tensor<1x128x2xf32>, %
 
 // -----
 
-// Left alone: one segment or less, a dynamic length, seq_idx, cu_seqlens, an
+// A dynamic batch and length: L / 64 whole segments of two 32-token chunks,
+// then one op on the L mod 64 tokens after them (none when L is a multiple
+// of 64: an op over no tokens keeps its initial state). The zero state takes
+// x's batch.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<?x?x2x4xf32>
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[L:.*]] = tensor.dim %[[X]], %[[C1]]
+// CHECK-DAG: %[[WHOLE:.*]] = arith.divui %[[L]], %[[C64]]
+// CHECK-DAG: %[[START:.*]] = arith.muli %[[WHOLE]], %[[C64]]
+// CHECK-DAG: %[[B:.*]] = tensor.dim %[[X]], %[[C0]]
+// CHECK-DAG: %[[ZERO:.*]] = tensor.splat %{{.*}}[%[[B]]] : tensor<?x2x4x8xf32>
+// CHECK: %[[LOOP:.*]]:2 = scf.for %{{.*}} = %[[C0]] to %[[WHOLE]] step %[[C1]] iter_args(%{{.*}} = %{{.*}}, %[[ST:.*]] = %[[ZERO]])
+// CHECK: ssd.combined x(%{{.*}} : tensor<?x64x2x4xf32>) {{.*}} initial_states(%[[ST]] : tensor<?x2x4x8xf32>) {chunk_size = 32 : i64} -> tensor<?x64x2x4xf32>, tensor<?x2x4x8xf32>
+// CHECK: } {ssd.segment_loop}
+// CHECK: %[[REST:.*]] = arith.subi %[[L]], %[[START]]
+// CHECK: %[[XT:.*]] = tensor.extract_slice %[[X]][0, %[[START]], 0, 0] [%{{.*}}, %[[REST]], 2, 4] [1, 1, 1, 1]
+// CHECK: %[[YT:.*]], %[[FST:.*]] = ssd.combined x(%[[XT]] : tensor<?x?x2x4xf32>) {{.*}} initial_states(%[[LOOP]]#1 : tensor<?x2x4x8xf32>)
+// CHECK: %[[Y:.*]] = tensor.insert_slice %[[YT]] into %[[LOOP]]#0[0, %[[START]], 0, 0]
+// CHECK: return %[[Y]], %[[FST]]
+func.func @dynamic(%x: tensor<?x?x2x4xf32>, %dt: tensor<?x?x2xf32>, %A: tensor<2xf32>, %B: tensor<?x?x1x8xf32>, %C: tensor<?x?x1x8xf32>) -> (tensor<?x?x2x4xf32>, tensor<?x2x4x8xf32>) {
+  %y, %fs = ssd.combined x(%x : tensor<?x?x2x4xf32>) dt(%dt : tensor<?x?x2xf32>) A(%A : tensor<2xf32>) B(%B : tensor<?x?x1x8xf32>) C(%C : tensor<?x?x1x8xf32>) {chunk_size = 32 : i64} -> tensor<?x?x2x4xf32>, tensor<?x2x4x8xf32>
+  return %y, %fs : tensor<?x?x2x4xf32>, tensor<?x2x4x8xf32>
+}
+
+// -----
+
+// Left alone: one segment or less, seq_idx, cu_seqlens, an
 // f16 state (which the split would round at every boundary) and an empty
 // batch (nothing to compute; the lowering reports it).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.for
-// CHECK-COUNT-7: ssd.combined
+// CHECK-COUNT-6: ssd.combined
 // CHECK-NOT: scf.for
 // CHECK: return
 func.func @left_alone(%x: tensor<1x64x2x4xf32>, %dt: tensor<1x64x2xf32>, %A: tensor<2xf32>, %B: tensor<1x64x1x8xf32>, %C: tensor<1x64x1x8xf32>,
                       %xs: tensor<1x48x2x4xf32>, %dts: tensor<1x48x2xf32>, %Bs: tensor<1x48x1x8xf32>, %Cs: tensor<1x48x1x8xf32>,
-                      %xd: tensor<1x?x2x4xf32>, %dtd: tensor<1x?x2xf32>, %Bd: tensor<1x?x1x8xf32>, %Cd: tensor<1x?x1x8xf32>,
                       %xl: tensor<1x256x2x4xf32>, %dtl: tensor<1x256x2xf32>, %Bl: tensor<1x256x1x8xf32>, %Cl: tensor<1x256x1x8xf32>,
                       %si: tensor<1x256xi32>, %cu: tensor<3xi32>, %init2: tensor<2x2x4x8xf32>, %init16: tensor<1x2x4x8xf16>,
                       %x0: tensor<0x256x2x4xf32>, %dt0: tensor<0x256x2xf32>, %B0: tensor<0x256x1x8xf32>, %C0: tensor<0x256x1x8xf32>)
-    -> (tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x?x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>) {
+    -> (tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>) {
   %y0, %fs0 = ssd.combined x(%x : tensor<1x64x2x4xf32>) dt(%dt : tensor<1x64x2xf32>) A(%A : tensor<2xf32>) B(%B : tensor<1x64x1x8xf32>) C(%C : tensor<1x64x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x64x2x4xf32>, tensor<1x2x4x8xf32>
   %y1, %fs1 = ssd.combined x(%xs : tensor<1x48x2x4xf32>) dt(%dts : tensor<1x48x2xf32>) A(%A : tensor<2xf32>) B(%Bs : tensor<1x48x1x8xf32>) C(%Cs : tensor<1x48x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x48x2x4xf32>, tensor<1x2x4x8xf32>
-  %y2, %fs2 = ssd.combined x(%xd : tensor<1x?x2x4xf32>) dt(%dtd : tensor<1x?x2xf32>) A(%A : tensor<2xf32>) B(%Bd : tensor<1x?x1x8xf32>) C(%Cd : tensor<1x?x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x?x2x4xf32>, tensor<1x2x4x8xf32>
   %y3, %fs3 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) seq_idx(%si : tensor<1x256xi32>) {chunk_size = 32 : i64} -> tensor<1x256x2x4xf32>, tensor<1x2x4x8xf32>
   %y4, %fs4 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) initial_states(%init2 : tensor<2x2x4x8xf32>) cu_seqlens(%cu : tensor<3xi32>) {chunk_size = 32 : i64} -> tensor<1x256x2x4xf32>, tensor<2x2x4x8xf32>
   %y5, %fs5 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) initial_states(%init16 : tensor<1x2x4x8xf16>) {chunk_size = 32 : i64, state_type = f16} -> tensor<1x256x2x4xf32>, tensor<1x2x4x8xf16>
   %y6, %fs6 = ssd.combined x(%x0 : tensor<0x256x2x4xf32>) dt(%dt0 : tensor<0x256x2xf32>) A(%A : tensor<2xf32>) B(%B0 : tensor<0x256x1x8xf32>) C(%C0 : tensor<0x256x1x8xf32>) {chunk_size = 32 : i64} -> tensor<0x256x2x4xf32>, tensor<0x2x4x8xf32>
-  return %y0, %y1, %y2, %y3, %y4, %y5, %y6 : tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x?x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>
+  return %y0, %y1, %y3, %y4, %y5, %y6 : tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>
 }

@@ -88,10 +88,12 @@ def SSDCPUHoistSegmentBuffers : Pass<"ssd-cpu-hoist-segment-buffers", "::mlir::f
   let summary = "Allocate a segment loop's temporaries once, before the loop";
   let description = [{
     Runs after bufferization. In every `scf.for` that `ssd-split-sequence`
-    made (marked `ssd.segment_loop`), moves each `memref.alloc` of a static
-    shape that sits directly in the loop body (not in a nested loop or
-    region, where a parallel loop's iterations each need their own) and
-    whose buffer does not reach the loop's `scf.yield` before the loop. The
+    made (marked `ssd.segment_loop`), first moves the loop-invariant pure
+    ops out (the sizes of a dynamic batch), then moves before the loop each
+    `memref.alloc` that sits directly in the loop body (not in a nested loop
+    or region, where a parallel loop's iterations each need their own),
+    whose sizes are defined outside the loop, and whose buffer neither
+    reaches the loop's `scf.yield` nor is freed in the loop. The
     iterations then reuse one buffer each instead of allocating, faulting in
     and freeing it per segment; the deallocation passes that follow free it
     after the loop.

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/TilingInterface.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
 
@@ -54,10 +55,32 @@ linalg::LinalgOp ssd::cpu::distribute(RewriterBase &rewriter,
   if (work < kMinParallelWork)
     return op;
   SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
+  // A contraction is spread over its batch loops and its outer M and N
+  // loops (a head that only one operand depends on) only, never over the
+  // innermost M or N loop that its register tiles span: a thread per row
+  // would leave one-row tiles, and a lower-triangular product bounds its
+  // reduction by the tile's rows, which a slice of rows sees from 0 (found
+  // with one chunk, one head and one batch row: rows past the first tile
+  // lost part of their reduction).
+  llvm::SmallDenseSet<unsigned> allowed;
+  bool contraction = linalg::isaContractionOpInterface(op);
+  if (contraction) {
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims))
+      return op;
+    allowed.insert(dims->batch.begin(), dims->batch.end());
+    for (ArrayRef<unsigned> group : {ArrayRef(dims->m), ArrayRef(dims->n)})
+      if (!group.empty())
+        for (unsigned d : group)
+          if (d != *llvm::max_element(group))
+            allowed.insert(d);
+  }
   SmallVector<int64_t> tiles(ranges.size(), 0);
   bool found = false;
   for (auto [d, range] : llvm::enumerate(ranges)) {
-    if (kinds[d] == utils::IteratorType::parallel && range != 1) {
+    if (kinds[d] == utils::IteratorType::parallel && range != 1 &&
+        (!contraction || allowed.contains(d))) {
       tiles[d] = 1;
       found = true;
       break;

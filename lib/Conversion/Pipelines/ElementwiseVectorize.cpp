@@ -51,14 +51,21 @@ bool hasVectorizableExtracts(linalg::GenericOp op) {
 /// Tiles an all-parallel generic (gathers, masks, decays, the final
 /// scatter) to one vector of `width` along its innermost loop and vectorizes
 /// it: gathers with a contiguous innermost index become vector loads, and
-/// exp/log1p become vector math. Ops whose innermost loop is dynamic or not a
-/// multiple of the width stay scalar.
+/// exp/log1p become vector math. Ops whose innermost loop is dynamic, a
+/// single iteration or not a multiple of the width stay scalar.
 void ssd::cpu::tileAndVectorizeElementwise(RewriterBase &rewriter,
                                            linalg::GenericOp op,
                                            int64_t width) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty() || ShapedType::isDynamic(ranges.back()) ||
       hasEmptyLoop(op) || !hasVectorizableExtracts(op))
+    return;
+  // A one-element vector gains nothing, and for a gather LLVM 22's
+  // vectorizer then emits vector.gather with an index linearized over the
+  // source tensor's shape: wrong once the source is bufferized as a strided
+  // slice (rows past the first read another row's tokens; a sequence
+  // segment's B tiles with dstate 1). Such ops stay scalar.
+  if (ranges.back() == 1)
     return;
   int64_t inner = std::min(width, ranges.back());
   if (ranges.back() % inner != 0)

@@ -15,7 +15,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace ssd {
@@ -28,115 +27,153 @@ using namespace ssd;
 
 namespace {
 
-/// Tokens [offset, offset + size) of a (b, L, ...) operand, or null.
-Value tokenSlice(OpBuilder &b, Location loc, Value operand, Value offset,
-                 int64_t size) {
-  if (!operand)
-    return Value();
-  auto type = cast<RankedTensorType>(operand.getType());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
-      strides(rank, b.getIndexAttr(1));
-  offsets[1] = offset;
-  for (int64_t d = 0; d < rank; ++d)
-    sizes.push_back(b.getIndexAttr(d == 1 ? size : type.getDimSize(d)));
-  SmallVector<int64_t> shape(type.getShape());
-  shape[1] = size;
-  auto sliceType = RankedTensorType::get(shape, type.getElementType());
-  return tensor::ExtractSliceOp::create(b, loc, sliceType, operand, offsets,
-                                        sizes, strides);
+/// The size of dimension `d` of `tensor`, static when the type knows it.
+OpFoldResult dimSize(OpBuilder &b, Location loc, Value tensor, int64_t d) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(d))
+    return b.getIndexAttr(type.getDimSize(d));
+  return tensor::DimOp::create(b, loc, tensor, d).getResult();
 }
 
-struct SplitCombined : OpRewritePattern<CombinedOp> {
-  SplitCombined(MLIRContext *ctx, int64_t chunkSize, int64_t segmentChunks)
-      : OpRewritePattern(ctx), chunkSizeOverride(chunkSize),
-        segmentChunks(segmentChunks) {}
+SmallVector<OpFoldResult> shapeOf(OpBuilder &b, Location loc, Value tensor) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < cast<RankedTensorType>(tensor.getType()).getRank();
+       ++d)
+    sizes.push_back(dimSize(b, loc, tensor, d));
+  return sizes;
+}
 
-  LogicalResult matchAndRewrite(CombinedOp op,
-                                PatternRewriter &rewriter) const override {
-    if (op.getSeqIdx() || op.getCuSeqlens())
-      return rewriter.notifyMatchFailure(op, "seq_idx or cu_seqlens");
-    if (!op.getStateElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "state precision is not f32");
-    auto xType = cast<RankedTensorType>(op.getX().getType());
-    int64_t batch = xType.getDimSize(0), seqLen = xType.getDimSize(1);
-    if (ShapedType::isDynamic(batch) || ShapedType::isDynamic(seqLen))
-      return rewriter.notifyMatchFailure(op, "dynamic batch or length");
-    // Nothing to compute: the lowering says what it makes of that.
-    auto bType = cast<RankedTensorType>(op.getB().getType());
-    if (llvm::is_contained(xType.getShape(), 0) ||
-        llvm::is_contained(bType.getShape(), 0))
-      return rewriter.notifyMatchFailure(op, "an empty dimension");
-    int64_t chunk =
-        chunkSizeOverride > 0 ? chunkSizeOverride : op.getChunkSize();
-    int64_t segment = segmentChunks * chunk;
-    int64_t whole = seqLen / segment, rest = seqLen % segment;
-    // Also what stops the segment ops themselves from being split again.
-    if (whole == 0 || (whole == 1 && rest == 0))
-      return rewriter.notifyMatchFailure(op, "one segment");
+/// Offsets (0 but the token dimension's) and unit strides of a token window.
+struct TokenWindow {
+  SmallVector<OpFoldResult> offsets, strides;
+  TokenWindow(OpBuilder &b, int64_t rank, OpFoldResult offset)
+      : offsets(rank, b.getIndexAttr(0)), strides(rank, b.getIndexAttr(1)) {
+    offsets[1] = offset;
+  }
+};
 
-    Location loc = op.getLoc();
-    auto stateType = cast<RankedTensorType>(op.getFinalStates().getType());
-    Value state = op.getInitialStates();
-    if (!state)
-      state = arith::ConstantOp::create(
-          rewriter, loc, stateType,
-          DenseElementsAttr::get(stateType, rewriter.getF32FloatAttr(0.0f)));
-    auto yType = cast<RankedTensorType>(op.getY().getType());
-    Value y = tensor::EmptyOp::create(rewriter, loc, yType.getShape(),
-                                      yType.getElementType());
+/// Tokens [offset, offset + size) of a (b, L, ...) operand, or null.
+Value tokenSlice(OpBuilder &b, Location loc, Value operand, OpFoldResult offset,
+                 OpFoldResult size) {
+  if (!operand)
+    return Value();
+  int64_t rank = cast<RankedTensorType>(operand.getType()).getRank();
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(d == 1 ? size : dimSize(b, loc, operand, d));
+  TokenWindow w(b, sizes.size(), offset);
+  return tensor::ExtractSliceOp::create(b, loc, operand, w.offsets, sizes,
+                                        w.strides);
+}
 
-    // One segment's op: the slices at `offset`, started from `from`; returns
-    // y with the segment inserted, and the segment's final state.
-    auto emitSegment = [&](OpBuilder &b, Value offset, int64_t size, Value yAcc,
-                           Value from) -> std::pair<Value, Value> {
-      SmallVector<int64_t> yShape(yType.getShape());
-      yShape[1] = size;
-      auto part = CombinedOp::create(
-          b, loc, RankedTensorType::get(yShape, yType.getElementType()),
-          stateType, tokenSlice(b, loc, op.getX(), offset, size),
-          tokenSlice(b, loc, op.getDt(), offset, size), op.getA(),
-          tokenSlice(b, loc, op.getB(), offset, size),
-          tokenSlice(b, loc, op.getC(), offset, size), op.getD(),
-          tokenSlice(b, loc, op.getZ(), offset, size), op.getDtBias(), from,
-          /*seq_idx=*/Value(), /*cu_seqlens=*/Value(),
-          b.getI64IntegerAttr(chunk), op.getDtSoftplusAttr(),
-          op.getDtLimitAttr(), op.getStateTypeAttr());
-      int64_t rank = yType.getRank();
-      SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
-          strides(rank, b.getIndexAttr(1));
-      offsets[1] = offset;
-      for (int64_t d = 0; d < rank; ++d)
-        sizes.push_back(b.getIndexAttr(yShape[d]));
-      Value inserted = tensor::InsertSliceOp::create(b, loc, part.getY(), yAcc,
-                                                     offsets, sizes, strides);
-      return {inserted, part.getFinalStates()};
-    };
+/// One segment's op: `layer` on tokens [offset, offset + size), started from
+/// `from`. Returns `y` with the segment's output inserted, and its final
+/// state.
+std::pair<Value, Value> emitSegment(OpBuilder &b, Location loc,
+                                    CombinedOp layer, int64_t chunk,
+                                    OpFoldResult offset, OpFoldResult size,
+                                    Value y, Value from) {
+  Value x = tokenSlice(b, loc, layer.getX(), offset, size);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto yType = cast<RankedTensorType>(layer.getY().getType());
+  auto part = CombinedOp::create(
+      b, loc, RankedTensorType::get(xType.getShape(), yType.getElementType()),
+      layer.getFinalStates().getType(), x,
+      tokenSlice(b, loc, layer.getDt(), offset, size), layer.getA(),
+      tokenSlice(b, loc, layer.getB(), offset, size),
+      tokenSlice(b, loc, layer.getC(), offset, size), layer.getD(),
+      tokenSlice(b, loc, layer.getZ(), offset, size), layer.getDtBias(), from,
+      /*seq_idx=*/Value(), /*cu_seqlens=*/Value(), b.getI64IntegerAttr(chunk),
+      layer.getDtSoftplusAttr(), layer.getDtLimitAttr(),
+      layer.getStateTypeAttr());
+  TokenWindow w(b, yType.getRank(), offset);
+  Value inserted =
+      tensor::InsertSliceOp::create(b, loc, part.getY(), y, w.offsets,
+                                    shapeOf(b, loc, part.getY()), w.strides);
+  return {inserted, part.getFinalStates()};
+}
 
-    auto idx = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
-    };
-    auto loop = scf::ForOp::create(
-        rewriter, loc, idx(0), idx(whole), idx(1), ValueRange{y, state},
-        [&](OpBuilder &b, Location l, Value s, ValueRange carried) {
-          Value offset = arith::MulIOp::create(
-              b, l, s, arith::ConstantIndexOp::create(b, l, segment));
-          auto [yNext, stateNext] =
-              emitSegment(b, offset, segment, carried[0], carried[1]);
-          scf::YieldOp::create(b, l, ValueRange{yNext, stateNext});
-        });
-    loop->setAttr(kSegmentLoopAttr, rewriter.getUnitAttr());
-    y = loop.getResult(0);
-    state = loop.getResult(1);
-    if (rest > 0)
-      std::tie(y, state) =
-          emitSegment(rewriter, idx(whole * segment), rest, y, state);
-    rewriter.replaceOp(op, ValueRange{y, state});
-    return success();
+} // namespace
+
+LogicalResult ssd::splitSequence(RewriterBase &rewriter, CombinedOp op,
+                                 int64_t chunkSize, int64_t segmentChunks) {
+  if (op.getSeqIdx() || op.getCuSeqlens())
+    return rewriter.notifyMatchFailure(op, "seq_idx or cu_seqlens");
+  if (!op.getStateElementType().isF32())
+    return rewriter.notifyMatchFailure(op, "state precision is not f32");
+  // Nothing to compute: the lowering says what it makes of that.
+  auto xType = cast<RankedTensorType>(op.getX().getType());
+  auto bType = cast<RankedTensorType>(op.getB().getType());
+  if (llvm::is_contained(xType.getShape(), 0) ||
+      llvm::is_contained(bType.getShape(), 0))
+    return rewriter.notifyMatchFailure(op, "an empty dimension");
+  int64_t chunk = chunkSize > 0 ? chunkSize : op.getChunkSize();
+  int64_t segment = segmentChunks * chunk;
+  int64_t seqLen = xType.getDimSize(1);
+  bool staticLength = !ShapedType::isDynamic(seqLen);
+  if (staticLength && seqLen <= segment)
+    return rewriter.notifyMatchFailure(op, "one segment");
+
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  // Whole segments, and where the rest starts: static when L is.
+  Value length, whole, restStart;
+  if (staticLength) {
+    whole = idx(seqLen / segment);
+    restStart = idx(seqLen / segment * segment);
+  } else {
+    length = tensor::DimOp::create(rewriter, loc, op.getX(), 1);
+    whole = arith::DivUIOp::create(rewriter, loc, length, idx(segment));
+    restStart = arith::MulIOp::create(rewriter, loc, whole, idx(segment));
   }
 
-  int64_t chunkSizeOverride, segmentChunks;
-};
+  Value state = op.getInitialStates();
+  if (!state) {
+    // Zero, shaped like the final state: (b, h, p, n) with x's batch.
+    auto stateType = cast<RankedTensorType>(op.getFinalStates().getType());
+    SmallVector<OpFoldResult> sizes = {dimSize(rewriter, loc, op.getX(), 0)};
+    for (int64_t d = 1; d < stateType.getRank(); ++d)
+      sizes.push_back(rewriter.getIndexAttr(stateType.getDimSize(d)));
+    state = tensor::SplatOp::create(
+        rewriter, loc,
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0)),
+        sizes);
+  }
+  auto yType = cast<RankedTensorType>(op.getY().getType());
+  Value y = tensor::EmptyOp::create(
+      rewriter, loc, shapeOf(rewriter, loc, op.getX()), yType.getElementType());
+  auto loop = scf::ForOp::create(
+      rewriter, loc, idx(0), whole, idx(1), ValueRange{y, state},
+      [&](OpBuilder &b, Location l, Value s, ValueRange carried) {
+        Value offset = arith::MulIOp::create(
+            b, l, s, arith::ConstantIndexOp::create(b, l, segment));
+        auto [yNext, stateNext] =
+            emitSegment(b, l, op, chunk, offset, b.getIndexAttr(segment),
+                        carried[0], carried[1]);
+        scf::YieldOp::create(b, l, ValueRange{yNext, stateNext});
+      });
+  loop->setAttr(kSegmentLoopAttr, rewriter.getUnitAttr());
+  y = loop.getResult(0);
+  state = loop.getResult(1);
+  // The tokens after the whole segments: fewer than a segment, and with a
+  // dynamic L possibly none (an op over no tokens keeps its state).
+  if (!staticLength || seqLen % segment != 0) {
+    OpFoldResult rest =
+        staticLength ? OpFoldResult(rewriter.getIndexAttr(seqLen % segment))
+                     : OpFoldResult(arith::SubIOp::create(rewriter, loc, length,
+                                                          restStart)
+                                        .getResult());
+    std::tie(y, state) =
+        emitSegment(rewriter, loc, op, chunk, restStart, rest, y, state);
+  }
+  rewriter.replaceOp(op, ValueRange{y, state});
+  return success();
+}
+
+namespace {
 
 struct SplitSequencePass : ssd::impl::SSDSplitSequenceBase<SplitSequencePass> {
   using Base::Base;
@@ -158,17 +195,13 @@ struct SplitSequencePass : ssd::impl::SSDSplitSequenceBase<SplitSequencePass> {
           << chunks;
       return signalPassFailure();
     }
-    RewritePatternSet patterns(&getContext());
-    populateSSDSplitSequencePatterns(patterns, q, chunks);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
+    // Each op once, as it was: the segment ops are not split again.
+    SmallVector<CombinedOp> layers;
+    getOperation()->walk([&](CombinedOp op) { layers.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (CombinedOp op : layers)
+      (void)splitSequence(rewriter, op, q, chunks);
   }
 };
 
 } // namespace
-
-void ssd::populateSSDSplitSequencePatterns(RewritePatternSet &patterns,
-                                           int64_t chunkSize,
-                                           int64_t segmentChunks) {
-  patterns.add<SplitCombined>(patterns.getContext(), chunkSize, segmentChunks);
-}

@@ -4,10 +4,12 @@
 
 #include "mlir/Pass/Pass.h"
 #include "ssd/Dialect/SSD/IR/SSDDialect.h"
+#include "ssd/Dialect/SSD/IR/SSDOps.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir {
 class RewritePatternSet;
+class RewriterBase;
 } // namespace mlir
 
 namespace ssd {
@@ -31,11 +33,12 @@ void populateSSDFusePatterns(mlir::RewritePatternSet &patterns,
 /// backend allocates its body's temporaries once, before it).
 constexpr llvm::StringLiteral kSegmentLoopAttr = "ssd.segment_loop";
 
-/// Patterns splitting each ssd.combined that the split leaves exact into a
-/// loop over segments of `segmentChunks` chunks of `chunkSize` tokens (0:
-/// the op's chunk_size) carrying the state (see ssd-split-sequence).
-void populateSSDSplitSequencePatterns(mlir::RewritePatternSet &patterns,
-                                      int64_t chunkSize, int64_t segmentChunks);
+/// Rewrites `op` into a loop over segments of `segmentChunks` chunks of
+/// `chunkSize` tokens (0: the op's chunk_size) carrying the state, and one op
+/// on the tokens after them (see ssd-split-sequence). Fails, leaving `op` as
+/// it is, where the split would not be exact or there is one segment.
+mlir::LogicalResult splitSequence(mlir::RewriterBase &rewriter, CombinedOp op,
+                                  int64_t chunkSize, int64_t segmentChunks);
 
 #define GEN_PASS_REGISTRATION
 #include "ssd/Dialect/SSD/Transforms/Passes.h.inc"

@@ -62,21 +62,22 @@ def SSDSplitSequence : Pass<"ssd-split-sequence"> {
   let summary = "Split a long ssd.combined into segments that carry the state";
   let description = [{
     Rewrites an `ssd.combined` over `L` tokens into an `scf.for` over
-    segments of `segment-chunks` whole chunks (and one shorter op for the
-    tokens left over): each segment is an `ssd.combined` on that slice of
-    `x`, `dt`, `B`, `C` and `z` whose `initial_states` is the previous
-    segment's `final_states`, and its `y` is inserted at the segment's
-    offset. The recurrence is the same, so is the result; what changes is
-    the size of every intermediate the step ops then produce (chunk states,
-    passed states, scaled x): a segment's, not the sequence's. The CPU
-    backend runs it so that its temporaries stay cache-sized instead of
-    hundreds of MB faulted in per call.
+    segments of `segment-chunks` whole chunks and one op on the tokens after
+    them (with a dynamic `L`, possibly none): each segment is an
+    `ssd.combined` on that slice of `x`, `dt`, `B`, `C` and `z` whose
+    `initial_states` is the previous segment's `final_states`, and its `y` is
+    inserted at the segment's offset. The recurrence is the same, so is the
+    result; what changes is the size of every intermediate the step ops then
+    produce (chunk states, passed states, scaled x): a segment's, not the
+    sequence's. The CPU backend runs it so that its temporaries stay
+    cache-sized instead of hundreds of MB faulted in per call.
 
-    Only ops the split leaves exact are rewritten: static batch and
-    sequence length, no empty dimension, more than one segment, f32 state (an f16 state would
-    be rounded at every segment boundary), and neither `seq_idx` nor
+    Only ops the split leaves exact are rewritten: an f32 state (an f16
+    state would be rounded at every segment boundary), neither `seq_idx` nor
     `cu_seqlens` (a reset or a new sequence at a boundary is not visible
-    from inside a segment). Others are left alone.
+    from inside a segment), no empty dimension, and (with a static `L`) more
+    than one segment. Batch and length may be dynamic. Others are left
+    alone.
   }];
   let options = [
     Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
