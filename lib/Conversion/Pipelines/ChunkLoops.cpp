@@ -70,11 +70,14 @@ linalg::LinalgOp ssd::cpu::distribute(RewriterBase &rewriter,
     if (failed(dims))
       return op;
     allowed.insert(dims->batch.begin(), dims->batch.end());
-    for (ArrayRef<unsigned> group : {ArrayRef(dims->m), ArrayRef(dims->n)})
-      if (!group.empty())
-        for (unsigned d : group)
-          if (d != *llvm::max_element(group))
-            allowed.insert(d);
+    for (ArrayRef<unsigned> group : {ArrayRef(dims->m), ArrayRef(dims->n)}) {
+      if (group.empty())
+        continue;
+      unsigned tiled = *llvm::max_element(group); // as registerTile picks it
+      for (unsigned d : group)
+        if (d != tiled)
+          allowed.insert(d);
+    }
   }
   SmallVector<int64_t> tiles(ranges.size(), 0);
   bool found = false;

@@ -8,6 +8,8 @@
 #include "ssd/Dialect/SSD/IR/SSDOps.h"
 #include "ssd/Dialect/SSD/Transforms/Passes.h"
 
+#include "PassOptions.h"
+
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/MathExtras.h"
@@ -111,14 +113,8 @@ struct SSDDecomposePass : ssd::impl::SSDDecomposeBase<SSDDecomposePass> {
 
   void runOnOperation() override {
     int64_t q = chunkSize;
-    if (q != 0 && (q < 0 || !llvm::isPowerOf2_64(static_cast<uint64_t>(q)))) {
-      // Reported at the location alone: the option is wrong, not the IR.
-      emitError(getOperation()->getLoc())
-          << "ssd-decompose: chunk-size must be a positive power of two or 0, "
-             "got "
-          << q;
+    if (failed(checkChunkSizeOption(getOperation(), getArgument(), q)))
       return signalPassFailure();
-    }
     RewritePatternSet patterns(&getContext());
     populateSSDDecomposePatterns(patterns, q);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

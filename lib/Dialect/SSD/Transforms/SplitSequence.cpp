@@ -11,11 +11,12 @@
 #include "ssd/Dialect/SSD/IR/SSDOps.h"
 #include "ssd/Dialect/SSD/Transforms/Passes.h"
 
+#include "PassOptions.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
-#include "llvm/Support/MathExtras.h"
 
 namespace ssd {
 #define GEN_PASS_DEF_SSDSPLITSEQUENCE
@@ -26,22 +27,6 @@ using namespace mlir;
 using namespace ssd;
 
 namespace {
-
-/// The size of dimension `d` of `tensor`, static when the type knows it.
-OpFoldResult dimSize(OpBuilder &b, Location loc, Value tensor, int64_t d) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  if (!type.isDynamicDim(d))
-    return b.getIndexAttr(type.getDimSize(d));
-  return tensor::DimOp::create(b, loc, tensor, d).getResult();
-}
-
-SmallVector<OpFoldResult> shapeOf(OpBuilder &b, Location loc, Value tensor) {
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d = 0; d < cast<RankedTensorType>(tensor.getType()).getRank();
-       ++d)
-    sizes.push_back(dimSize(b, loc, tensor, d));
-  return sizes;
-}
 
 /// Offsets (0 but the token dimension's) and unit strides of a token window.
 struct TokenWindow {
@@ -60,7 +45,7 @@ Value tokenSlice(OpBuilder &b, Location loc, Value operand, OpFoldResult offset,
   int64_t rank = cast<RankedTensorType>(operand.getType()).getRank();
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < rank; ++d)
-    sizes.push_back(d == 1 ? size : dimSize(b, loc, operand, d));
+    sizes.push_back(d == 1 ? size : tensor::getMixedSize(b, loc, operand, d));
   TokenWindow w(b, sizes.size(), offset);
   return tensor::ExtractSliceOp::create(b, loc, operand, w.offsets, sizes,
                                         w.strides);
@@ -87,9 +72,9 @@ std::pair<Value, Value> emitSegment(OpBuilder &b, Location loc,
       layer.getDtSoftplusAttr(), layer.getDtLimitAttr(),
       layer.getStateTypeAttr());
   TokenWindow w(b, yType.getRank(), offset);
-  Value inserted =
-      tensor::InsertSliceOp::create(b, loc, part.getY(), y, w.offsets,
-                                    shapeOf(b, loc, part.getY()), w.strides);
+  Value inserted = tensor::InsertSliceOp::create(
+      b, loc, part.getY(), y, w.offsets,
+      tensor::getMixedSizes(b, loc, part.getY()), w.strides);
   return {inserted, part.getFinalStates()};
 }
 
@@ -134,7 +119,8 @@ LogicalResult ssd::splitSequence(RewriterBase &rewriter, CombinedOp op,
   if (!state) {
     // Zero, shaped like the final state: (b, h, p, n) with x's batch.
     auto stateType = cast<RankedTensorType>(op.getFinalStates().getType());
-    SmallVector<OpFoldResult> sizes = {dimSize(rewriter, loc, op.getX(), 0)};
+    SmallVector<OpFoldResult> sizes = {
+        tensor::getMixedSize(rewriter, loc, op.getX(), 0)};
     for (int64_t d = 1; d < stateType.getRank(); ++d)
       sizes.push_back(rewriter.getIndexAttr(stateType.getDimSize(d)));
     state = tensor::SplatOp::create(
@@ -144,7 +130,8 @@ LogicalResult ssd::splitSequence(RewriterBase &rewriter, CombinedOp op,
   }
   auto yType = cast<RankedTensorType>(op.getY().getType());
   Value y = tensor::EmptyOp::create(
-      rewriter, loc, shapeOf(rewriter, loc, op.getX()), yType.getElementType());
+      rewriter, loc, tensor::getMixedSizes(rewriter, loc, op.getX()),
+      yType.getElementType());
   auto loop = scf::ForOp::create(
       rewriter, loc, idx(0), whole, idx(1), ValueRange{y, state},
       [&](OpBuilder &b, Location l, Value s, ValueRange carried) {
@@ -180,14 +167,8 @@ struct SplitSequencePass : ssd::impl::SSDSplitSequenceBase<SplitSequencePass> {
 
   void runOnOperation() override {
     int64_t q = chunkSize;
-    // Reported at the location alone: the options are wrong, not the IR.
-    if (q != 0 && (q < 0 || !llvm::isPowerOf2_64(static_cast<uint64_t>(q)))) {
-      emitError(getOperation()->getLoc())
-          << "ssd-split-sequence: chunk-size must be a positive power of two "
-             "or 0, got "
-          << q;
+    if (failed(checkChunkSizeOption(getOperation(), getArgument(), q)))
       return signalPassFailure();
-    }
     int64_t chunks = segmentChunks;
     if (chunks <= 0) {
       emitError(getOperation()->getLoc())
