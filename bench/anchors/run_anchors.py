@@ -7,7 +7,8 @@ bench/anchors/README.md, or bench/anchors/run.sh, which does both steps):
 
     python3 bench/anchors/run_anchors.py [--artifacts device-artifacts] [--out DIR]
 
-The layer: Mamba-2 2.7B (h=80, p=64, n=128, g=1), bf16 x/B/C, fp32 dt/A/D/dt_bias,
+The layer (--layer): Mamba-2 2.7B (h=80, p=64, n=128, g=1) by default, or a
+Granite 4.0 H layer of TARGETS.md's table; bf16 x/B/C, fp32 dt/A/D/dt_bias,
 dt_softplus with dt_bias, D per head, fp32 state, forward only; cases b1 L=2K,
 16K, 128K and b8 L=16K. Strategies (each in its own try, a failure is a row
 with "error"):
@@ -23,7 +24,8 @@ with "error"):
   jax-linear-attention-vscale
                           jla.ops.mosaic_gpu.scalar_gate.run with v_scale=dt: the
                           same kernel forming dt*x inside (jla's inference path)
-  fused / unfused         this project's artifacts (mamba2-<strategy>-q<Q>-bf16)
+  fused / unfused         this project's artifacts (<layer prefix>-<strategy>-q<Q>-bf16,
+                          mamba2-... for the default layer)
                           through bench/ssd-bench, built here (runtime only)
 
 Time: device time per call. torch anchors: one CUDA graph per input set,
@@ -42,12 +44,13 @@ same distributions).
 
 Correctness: y and the final states of input set 0 against a float64 chunked
 reference on the GPU (reference_f64), all heads where b*L <= 16K, else
---check-heads heads spread over 0..79 (every batch row); max_rel_err =
+--check-heads heads spread over the heads (every batch row); max_rel_err =
 max(|out - ref|) / max(|ref|) per output, the larger of y's and the final
 states' (as ssd-bench and the golden cases define it).
 
 Writes one JSON (DESIGN.md's results format) to --json, or
-<out>/<date>-<commit>-anchors.json, and prints a table last.
+<out>/<date>-<commit>-anchors.json (-<layer prefix>-anchors.json for a layer other
+than the default), and prints a table last.
 """
 import argparse
 import datetime
@@ -67,8 +70,17 @@ from mamba_shim import mamba_chunk_scan_combined_from
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-# Mamba-2 2.7B layer.
-NHEADS, HEADDIM, DSTATE, NGROUPS = 80, 64, 128, 1
+# The layers of docs TARGETS.md's "shapes that matter": (nheads, headdim,
+# dstate, ngroups) and the prefix of the project's artifacts of that layer
+# (scripts/device/build-artifacts.sh). --layer picks one per run.
+LAYERS = {
+    "mamba2-2.7b": ((80, 64, 128, 1), "mamba2"),
+    "granite-4.0-h-small": ((128, 64, 128, 1), "granite-h-small"),
+    "granite-4.0-h-tiny": ((48, 64, 128, 1), "granite-h-tiny"),
+    "granite-4.0-h-350m": ((48, 32, 128, 1), "granite-h-350m"),
+}
+LAYER = "mamba2-2.7b"
+(NHEADS, HEADDIM, DSTATE, NGROUPS), ARTIFACT_PREFIX = LAYERS[LAYER]
 CASES = {"b1-2k": (1, 2048), "b1-16k": (1, 16384), "b1-128k": (1, 131072), "b8-16k": (8, 16384)}
 ANCHORS = ("mamba_ssm", "fla", "jla", "jla-vscale")
 STRATEGY = {"mamba_ssm": "mamba_ssm-triton", "fla": "fla-chunk_simple_gla",
@@ -388,7 +400,7 @@ def project_runs(artifacts, cases, variants=PROJECT):
     runs = []
     for strategy in variants:
         for q in (64, 128, 256):
-            art = os.path.join(artifacts, f"mamba2-{strategy}-q{q}-bf16")
+            art = os.path.join(artifacts, f"{ARTIFACT_PREFIX}-{strategy}-q{q}-bf16")
             if os.path.exists(os.path.join(art, "manifest.json")):
                 runs += [(strategy, q, art, CASES[c]) for c in cases]
     return runs
@@ -515,6 +527,8 @@ def print_table(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--layer", default=LAYER, choices=sorted(LAYERS),
+                    help="the layer's shape (default: the headline Mamba-2 2.7B layer)")
     ap.add_argument("--cases", default=",".join(CASES), help="comma list of " + ", ".join(CASES))
     ap.add_argument("--anchors", default=",".join(ANCHORS), help="comma list of " + ", ".join(ANCHORS))
     ap.add_argument("--chunks", default="64,128,256", help="mamba_ssm's chunk sizes")
@@ -522,7 +536,7 @@ def main():
                     help="fla's chunk sizes (its default 64; each more costs ~50 s of autotuning on a fresh machine)")
     ap.add_argument("--artifacts", default=os.path.join(ROOT, "device-artifacts"))
     ap.add_argument("--project", default=",".join(PROJECT),
-                    help="comma list of the project's variants (mamba2-<variant>-q<Q>-bf16 artifacts)")
+                    help="comma list of the project's variants (<layer prefix>-<variant>-q<Q>-bf16 artifacts)")
     ap.add_argument("--skip-project", action="store_true", help="anchors only (no ssd-bench)")
     ap.add_argument("--bench-json", help="merge this ssd-bench JSON instead of running ssd-bench")
     ap.add_argument("--ssd-bench", help="an ssd-bench binary (else built into --build-dir)")
@@ -562,7 +576,7 @@ def main():
     if not args.skip_project and not args.bench_json:
         runs = project_runs(args.artifacts, cases, [v for v in args.project.split(",") if v])
         if not runs:
-            log(f"no mamba2-*-bf16 artifacts under {args.artifacts}: the project's kernels are left out")
+            log(f"no {ARTIFACT_PREFIX}-*-bf16 artifacts under {args.artifacts}: the project's kernels are left out")
         elif not args.ssd_bench:
             builder = Builder(args.build_dir)
             builder.start()
@@ -593,15 +607,17 @@ def main():
     # The file name keeps to [A-Za-z0-9._-] (a commit given as "abc+dirty"
     # would otherwise name a file the device tool does not bring back).
     safe = re.sub(r"[^A-Za-z0-9._-]", "-", commit)
-    path = args.json or os.path.join(args.out, f"{date}-{safe}-anchors.json")
+    layer_tag = "" if LAYER == "mamba2-2.7b" else f"-{ARTIFACT_PREFIX}"
+    path = args.json or os.path.join(args.out, f"{date}-{safe}{layer_tag}-anchors.json")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
 
     def save(final=False):
         """The JSON so far (rewritten after every row, so a run cut short keeps what it measured)."""
         result = {
-            "commit": commit, "gpu": gpu, "date": date, "what": "anchors",
+            "commit": commit, "gpu": gpu, "date": date, "what": "anchors", "layer": LAYER,
             "note": ("Anchors and this project's kernels in one device call (bench/anchors/run_anchors.py): "
-                     "Mamba-2 2.7B layer, bf16 x/B/C, fp32 dt/A/D/dt_bias, softplus with dt_bias, D per head, "
+                     f"layer {LAYER} (h={NHEADS}, p={HEADDIM}, n={DSTATE}, g={NGROUPS}), bf16 x/B/C, "
+                     "fp32 dt/A/D/dt_bias, softplus with dt_bias, D per head, "
                      "forward. max_rel_err against a float64 reference (anchors: input set 0, reference_f64; "
                      "fused/unfused: ssd-bench's own check)."),
             "complete": final, "versions": versions, "wall_s": round(time.time() - T0, 1),
@@ -627,7 +643,7 @@ def main():
 
     if args.selftest:
         s = Inputs(torch, 2, 333, 7)
-        hs = [0, 5, 79]
+        hs = [0, 5, NHEADS - 1]
         ry, rs = reference_f64(torch, s, hs, q=64)
         ny, ns = naive_f64(torch, s, hs)
         ey, es = rel_err(torch, ry, ny), rel_err(torch, rs, ns)

@@ -20,7 +20,8 @@
 #                                      fused-small-chunks: the fused kernel at
 #                                      chunk sizes 16 and 32 (f32, bf16)
 #   OUT_DIR/mamba2-<variant>-q<Q>-bf16/   the Mamba-2 2.7B layer (benchmark, long case),
-#                                      the same variants
+#                                      the same variants; granite-h-{small,tiny,350m}-...
+#                                      the Granite 4.0 H layers (benchmark)
 #   OUT_DIR/empty-sequence/<variant>/   a layer for the L = 0 launches
 #                                      (run_empty_sequence.py)
 #   OUT_DIR/include/cxxopts.hpp        the flag parser ssd-run is built with
@@ -169,11 +170,16 @@ for case in "$golden"/*/ "$extra"/*/; do
   fi
 done
 
-# Mamba-2 2.7B: h=80 p=64 n=128 g=1, bf16 x/B/C, dt_softplus with dt_bias, D per head.
-for variant in $variants; do
-  for q in 128 256; do
-    compile_one "$variant" "$out/mamba2-$variant-q$q-bf16" --nheads 80 --headdim 64 \
-      --dstate 128 --ngroups 1 --features D,dt_bias,softplus --chunk-size "$q" --dtype bf16
+# The benchmark layers (docs TARGETS.md), bf16 x/B/C, dt_softplus with dt_bias,
+# D per head: the Mamba-2 2.7B layer (h=80 p=64 n=128 g=1) and the Granite 4.0
+# H layers (bench/anchors/run_anchors.py --layer names them the same way).
+for layer in mamba2:80:64 granite-h-small:128:64 granite-h-tiny:48:64 granite-h-350m:48:32; do
+  IFS=: read -r prefix heads headdim <<<"$layer"
+  for variant in $variants; do
+    for q in 128 256; do
+      compile_one "$variant" "$out/$prefix-$variant-q$q-bf16" --nheads "$heads" --headdim "$headdim" \
+        --dstate 128 --ngroups 1 --features D,dt_bias,softplus --chunk-size "$q" --dtype bf16
+    done
   done
 done
 
