@@ -525,6 +525,15 @@ def print_table(rows):
                   f"{(f'{err:.2e}' if isinstance(err, (int, float)) else '-'):>12} {ratio:>15}")
 
 
+def select_layer(name):
+    """Makes `name` the layer every helper above reads (module-wide: the
+    inputs, the reference, the checks and the rows all describe one layer
+    per run)."""
+    global LAYER, NHEADS, HEADDIM, DSTATE, NGROUPS, ARTIFACT_PREFIX
+    LAYER = name
+    (NHEADS, HEADDIM, DSTATE, NGROUPS), ARTIFACT_PREFIX = LAYERS[name]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--layer", default=LAYER, choices=sorted(LAYERS),
@@ -557,6 +566,7 @@ def main():
     ap.add_argument("--selftest", action="store_true", help="check reference_f64 against the recurrence first")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
+    select_layer(args.layer)
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # before anything starts JAX
     cases = [c for c in args.cases.split(",") if c]
     anchors = [a for a in args.anchors.split(",") if a]
