@@ -71,6 +71,7 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
        std::to_string(options.cluster)},
       {options.foldLoadsAhead != 0, "--fold-loads-ahead", "fold-loads-ahead",
        std::to_string(options.foldLoadsAhead)},
+      {!options.fold.empty(), "--fold", "fold", options.fold},
   };
   for (const FusedFlag &flag : fusedFlags) {
     if (!flag.given)

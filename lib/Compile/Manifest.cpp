@@ -133,6 +133,8 @@ static JsonValue compilerJson(const LayerSpec &spec,
     if (options.foldLoadsAhead > 0)
       opts.add("fold_loads_ahead",
                JsonValue::makeInteger(options.foldLoadsAhead));
+    if (!options.fold.empty() && options.fold != "auto")
+      opts.add("fold", JsonValue::makeString(options.fold));
   }
   opts.add("target", JsonValue::makeString(options.target));
   // An infinite HI is null, as case.json writes it.

@@ -46,7 +46,8 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                    [--target sm_90a|cpu] [--strategy fused|unfused]
                    [--state-chain chunk|lookback|auto|segment] [--mma mma.sync|wgmma]
                    [--copy auto|cp.async|tma] [--p-block R] [--cluster 1|2]
-                   [--fold-loads-ahead N] [--profile] -o DIR
+                   [--fold auto|pieces|vectors] [--fold-loads-ahead N]
+                   [--profile] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
 kernels.cubin and manifest.json. The input is a module with one function
@@ -143,11 +144,20 @@ cl::opt<int64_t>
                      "chunk, each B and C panel read from L2 once for both)"),
             cl::value_desc("K"), cl::cat(category));
 
+cl::opt<std::string>
+    fold("fold",
+         cl::desc("fused only: how the turn chain's fold walks the state "
+                  "slots: auto (default: pieces with fp32 states, vectors "
+                  "with fp16), pieces (16-byte pieces in slot order, whole "
+                  "sectors per warp access) or vectors (the chunk-state "
+                  "product's 8-column vectors)"),
+         cl::value_desc("F"), cl::cat(category));
+
 cl::opt<int64_t> foldLoadsAhead(
     "fold-loads-ahead",
-    cl::desc("fused only: how many 8-column vectors a thread of the turn "
-             "chain's fold loads ahead of its stores, 1 to 8 (default: 2 "
-             "with fp16 states, 1 with fp32)"),
+    cl::desc("fused only: how many pieces or vectors (see --fold) a thread "
+             "of the turn chain's fold loads ahead of its stores, 1 to 8 "
+             "(default: 4 pieces with fp32 states, 2 vectors with fp16)"),
     cl::value_desc("N"), cl::cat(category));
 
 cl::opt<bool> profile(
@@ -266,6 +276,10 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
              std::to_string(foldLoadsAhead) + "'";
     options.foldLoadsAhead = foldLoadsAhead;
   }
+  if (given(fold) && fold != "auto" && fold != "pieces" && fold != "vectors")
+    return "--fold: unknown fold '" + fold +
+           "' (expected auto, pieces or vectors)";
+  options.fold = fold;
   options.profile = profile;
   return std::nullopt;
 }

@@ -40,8 +40,11 @@ struct CompileOptions {
   /// pipeline's default (1).
   int64_t cluster = 0;
   /// The fused kernel's fold-loads-ahead (1 to 8); 0: the pipeline's
-  /// default for the state dtype (2 with f16 states, 1 with f32).
+  /// default for the fold (4 pieces with f32 states, 2 vectors with f16).
   int64_t foldLoadsAhead = 0;
+  /// How the fused kernel's turn chain folds (auto, pieces or vectors);
+  /// empty: the pipeline's default (auto).
+  std::string fold;
   /// The fused kernel records its chain items' phase clocks in the
   /// `chain_profile` workspace (a diagnostic build; state-chain chunk).
   bool profile = false;

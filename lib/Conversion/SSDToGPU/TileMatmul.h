@@ -206,8 +206,10 @@ public:
   /// number of vectors (outputVectorsEven()).
   llvm::SmallVector<std::pair<Value, Value>> threadOutputVectors();
   bool outputVectorsEven() const;
-  /// The staged output tile's vector<8xf32> at (row, col).
-  Value loadOutputVector(Value row, Value col);
+  /// The staged output tile's vector<width x f32> at (row, col).
+  Value loadOutputVector(Value row, Value col, int64_t width = kVectorWidth);
+  int64_t outputRows() const { return tileM; }
+  int64_t outputCols() const { return tileN; }
   /// As epilogue, straight from the fragments two columns at a time: calls
   /// `store(row, col, v)` with v a vector<2xf32> of columns col, col + 1
   /// (col even). No shared memory and no barrier, so warps leave the

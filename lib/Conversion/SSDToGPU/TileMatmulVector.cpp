@@ -567,11 +567,12 @@ llvm::SmallVector<std::pair<Value, Value>> TileMatmul::threadOutputVectors() {
   return at;
 }
 
-Value TileMatmul::loadOutputVector(Value row, Value col) {
-  auto vecType = VectorType::get({kVectorWidth}, e.b.getF32Type());
-  return vector::LoadOp::create(e.b, vecType, outputTile(),
-                                ValueRange{row, col},
-                                /*nontemporal=*/false, llvm::MaybeAlign(16));
+Value TileMatmul::loadOutputVector(Value row, Value col, int64_t width) {
+  auto vecType = VectorType::get({width}, e.b.getF32Type());
+  return vector::LoadOp::create(
+      e.b, vecType, outputTile(), ValueRange{row, col},
+      /*nontemporal=*/false,
+      llvm::MaybeAlign(std::min<int64_t>(4 * width, 16)));
 }
 
 void TileMatmul::epiloguePairs(

@@ -38,7 +38,7 @@
 // CHECK-NOT: func.func
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @ssd_fused(
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, cluster = 1 : i64, cumsum = "chain_item", mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 107568 : i64, state_chain = "chunk", state_mma = "mma.sync", state_ring = 2 : i64}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32, ssd.kernel_config = {block = 256 : i64, blocks_per_sm = 2 : i64, cluster = 1 : i64, cumsum = "chain_item", fold_loads_ahead = 4 : i64, fold_pieces, mma = "mma.sync", operands = "cp.async", p_block = 64 : i64, shared_memory = 107568 : i64, state_chain = "chunk", state_mma = "mma.sync", state_ring = 2 : i64}, ssd.mma = "mma.sync", ssd.state_chain = "chunk"}
 // CHECK-NEXT: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[XROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x72xbf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[BCROWS:.*]] = memref.view %{{.*}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x136xbf16, #gpu.address_space<workgroup>>
@@ -112,14 +112,14 @@
 // C's rows replace B's while the turn is awaited.
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
-// The fold reads the chunk state's output tile, 8 columns at a time:
-// slot(c) in, slot(c + 1) out, and slot(c) left in shared memory, where the
-// chunk scan reads it.
+// The fold reads the chunk state's output tile in 16-byte pieces (4
+// columns): slot(c) in, slot(c + 1) out, and slot(c) left in shared memory,
+// where the chunk scan reads it.
 // CHECK: gpu.barrier
-// CHECK: vector.load %{{.*}}[%{{.*}}, %[[SLOT]], {{.*}} : memref<1x2x80x64x128xf32>, vector<8xf32>
-// CHECK: math.fma {{.*}} : vector<8xf32>
-// CHECK-NEXT: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %[[NEXT]], {{.*}} : memref<1x2x80x64x128xf32>, vector<8xf32>
-// CHECK: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
+// CHECK: vector.load %{{.*}}[%{{.*}}, %[[SLOT]], {{.*}} : memref<1x2x80x64x128xf32>, vector<4xf32>
+// CHECK: math.fma {{.*}} : vector<4xf32>
+// CHECK-NEXT: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %[[NEXT]], {{.*}} : memref<1x2x80x64x128xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<4xbf16>
 // Where thread 32's first read found CB short, thread 32 waits for it
 // before the scan, and the block behind it.
 // CHECK: %[[CBSHORT:.*]] = arith.cmpi eq, %[[CBREADY]], %false
@@ -166,7 +166,7 @@
 // INPLACE-SAME: ssd.kernel_config = {{{.*}}mma = "wgmma", operands = "tma", {{.*}}state_mma = "mma.sync", state_ring = 2 : i64}
 // INPLACE: %[[STATE:.*]] = memref.view %{{.*}} to memref<1x8x16x8x8xbf16, #gpu.address_space<workgroup>>
 // INPLACE: nvvm.mma.sync
-// INPLACE: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
+// INPLACE: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<4xbf16>
 // INPLACE: nvvm.fence.proxy
 // INPLACE: nvvm.wgmma.fence.aligned
 // INPLACE-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
@@ -185,7 +185,7 @@
 // WGMMA-SAME: ssd.mma = "wgmma"
 // WGMMA: %[[STATE:.*]] = memref.view %{{.*}} to memref<1x8x16x8x8xbf16, #gpu.address_space<workgroup>>
 // WGMMA: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
-// WGMMA: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<8xbf16>
+// WGMMA: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<4xbf16>
 // WGMMA: memref.extract_aligned_pointer_as_index %[[STATE]]
 // WGMMA: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
 func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {

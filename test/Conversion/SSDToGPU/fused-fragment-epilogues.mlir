@@ -1,7 +1,7 @@
 // With raw operands the chunk scan's y runs straight from the product's
 // fragments (TileMatmul::epiloguePairs: two columns of a row per thread, no
 // output tile in shared memory, no barrier). The fold goes through the
-// chunk state's output tile, 16-byte vectors of slot(c) in and slot(c + 1)
+// chunk state's output tile, 16-byte pieces of slot(c) in and slot(c + 1)
 // out of the two-slot ring, for fp32 and fp16 states alike (from the
 // fragments, 8-byte pairs into the ring were 20% slower on the H200).
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=F32
@@ -11,14 +11,15 @@
 
 // F32: ssd.kernel_config = {{{.*}}operands = "tma", p_block = 64 : i64, shared_memory = 103984 : i64
 // Under the turn (after C's copy starts, 32768 bytes): slot(c) in, slot(c
-// + 1) out, 8 f32 at a time, and the state left in shared memory in bf16.
+// + 1) out, 4 f32 (16 bytes) at a time, and the state left in shared
+// memory in bf16.
 // F32: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
 // F32: llvm.load %{{.*}} atomic syncscope("device") acquire
-// F32: vector.load {{.*}} : memref<1x2x80x64x128xf32>, vector<8xf32>
-// F32: math.fma {{.*}} : vector<8xf32>
-// F32-NEXT: vector.store {{.*}} : memref<1x2x80x64x128xf32>, vector<8xf32>
-// F32: arith.truncf {{.*}} : vector<8xf32> to vector<8xbf16>
-// F32-NEXT: vector.store {{.*}} : memref<1x64x136xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// F32: vector.load {{.*}} : memref<1x2x80x64x128xf32>, vector<4xf32>
+// F32: math.fma {{.*}} : vector<4xf32>
+// F32-NEXT: vector.store {{.*}} : memref<1x2x80x64x128xf32>, vector<4xf32>
+// F32: arith.truncf {{.*}} : vector<4xf32> to vector<4xbf16>
+// F32-NEXT: vector.store {{.*}} : memref<1x64x136xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
 // F32: llvm.fence syncscope("device") acq_rel
 // F32: llvm.store {{.*}} atomic syncscope("device") monotonic
 // No barrier between the release and the scan's products: each thread

@@ -143,11 +143,23 @@ def ConvertSSDFusedToGPU
     Option<"foldLoadsAhead", "fold-loads-ahead", "int64_t",
            /*default=*/"0",
            "How far the turn chain's fold runs its loads of slot(c) ahead of "
-           "its stores into slot(c + 1), in 8-column vectors a thread, 1 to "
-           "8, or 0 (the default) for the state dtype's: 1 with f32 states "
-           "(a round trip to L2 per vector), 2 with f16 ones. More "
-           "overlap the round trips, and leave more stores to drain at the "
-           "release (vector path, state-chain chunk or auto's turn kernel)">,
+           "its stores into slot(c + 1), in the fold's units a thread (see "
+           "`fold`), 1 to 8, or 0 (the default) by the fold: 4 pieces with "
+           "f32 states, 2 vectors with f16 ones, 1 vector with f32 ones. "
+           "More overlap the round trips, and leave more stores to drain at "
+           "the release (vector path, state-chain chunk or auto's turn "
+           "kernel)">,
+    Option<"fold", "fold", "std::string", /*default=*/"\"auto\"",
+           "How the turn chain's fold walks the state slots: `pieces` "
+           "(16-byte pieces in slot order, so that each warp access covers "
+           "whole 32-byte sectors), `vectors` (the chunk-state product's "
+           "8-column vectors: with f32 slots each vector is two 16-byte "
+           "accesses over half sectors) or `auto` (the default: pieces with "
+           "f32 states, vectors with f16 ones, whose vectors are already "
+           "16-byte pieces). Pieces need the vector path and a chunk-state "
+           "tile of whole pieces per thread; elsewhere the fold takes "
+           "vectors (ssd.kernel_config prints fold_pieces where it took "
+           "pieces)">,
     Option<"profile", "profile", "bool", /*default=*/"false",
            "Record thread 0's clock64 at the phase boundaries of every chain "
            "item (every state-chain but segment) in the `chain_profile` workspace (i64 "

@@ -52,6 +52,12 @@ struct FoldSlots {
   }
 };
 
+/// Elements of a 16-byte piece of the state slots.
+int64_t foldPieceWidth(Value slots) {
+  Type element = cast<MemRefType>(slots.getType()).getElementType();
+  return 128 / element.getIntOrFloatBitWidth();
+}
+
 /// The fold one element (or 8-column vector) at a time, as the chunk-state
 /// product hands them over: load slot(c), FMA, store slot(c + 1).
 void foldEachUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
@@ -114,6 +120,49 @@ void foldVectorsUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
   });
 }
 
+/// The fold in 16-byte pieces of the slots, in slot order: thread t takes
+/// pieces t, t + kThreads, ... of the row-major pBlock x dstate state, so
+/// that each load and store of a warp covers 512 contiguous bytes, whole
+/// sectors (an f32 vector of foldVectorsUnderTurn is two 16-byte accesses,
+/// each touching every sector of the warp's span by halves). Its loads run
+/// KernelConfig::foldLoadsAhead pieces ahead of its stores.
+void foldPiecesUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
+                         llvm::function_ref<void()> awaitTurn,
+                         const FoldSlots &s) {
+  Emitter &e = f.e;
+  TileMatmul mm = stagedChunkState(f, it, shared);
+  awaitTurn();
+  int64_t width = foldPieceWidth(s.slots);
+  int64_t cols = mm.outputCols();
+  int64_t pieces = mm.outputRows() * cols / width / kThreads;
+  e.ifThen(it.place.used, [&] {
+    auto pieceAt = [&](int64_t j) {
+      Value first = e.mul(e.add(e.threadId(), e.idx(j * kThreads)), width);
+      return std::pair{e.div(first, e.idx(cols)), e.rem(first, e.idx(cols))};
+    };
+    SmallVector<Value> prev;
+    auto loadNext = [&] {
+      auto [rr, nn] = pieceAt(static_cast<int64_t>(prev.size()));
+      prev.push_back(e.toF32Vector(
+          e.loadVector(s.slots, s.at(e, it, s.slot, rr, nn), width)));
+    };
+    int64_t ahead = std::max<int64_t>(1, f.config.foldLoadsAhead);
+    while (static_cast<int64_t>(prev.size()) < std::min(ahead, pieces))
+      loadNext();
+    Value carries = e.splat(s.carry, width);
+    for (int64_t j = 0; j < pieces; ++j) {
+      auto [rr, nn] = pieceAt(j);
+      Value chunkState = mm.loadOutputVector(rr, nn, width);
+      e.storeVector(math::FmaOp::create(e.b, carries, prev[j], chunkState),
+                    s.slots, s.at(e, it, s.nextSlot, rr, nn));
+      if (it.sState)
+        e.storeVector(prev[j], it.sState, residentStateAt(f, rr, nn));
+      if (static_cast<int64_t>(prev.size()) < pieces)
+        loadNext();
+    }
+  });
+}
+
 /// Steps 2 and 3 under the turn: the whole chunk state, then
 /// slot(c) + 1 <- carry * slot(c) + S once turn = c + 1, and turn <- c + 2.
 void foldUnderTurn(FusedBuild &f, ChainItem &it, Value shared) {
@@ -131,8 +180,10 @@ void foldUnderTurn(FusedBuild &f, ChainItem &it, Value shared) {
     blockAcquire(e, turns, turn, e.add(it.c, 1));
     profileStamp(f, ChainPhase::TurnAcquired);
   };
-  if (f.config.stateVectors && f.config.foldLoadsAhead > 1 &&
-      stateProduct(f).outputVectorsEven())
+  if (f.config.foldPieces)
+    foldPiecesUnderTurn(f, it, shared, awaitTurn, s);
+  else if (f.config.stateVectors && f.config.foldLoadsAhead > 1 &&
+           stateProduct(f).outputVectorsEven())
     foldVectorsUnderTurn(f, it, shared, awaitTurn, s);
   else
     foldEachUnderTurn(f, it, shared, awaitTurn, s);

@@ -75,9 +75,15 @@ struct ConvertSSDFusedToGPUPass
     }
     if (foldLoadsAhead < 0 || foldLoadsAhead > fused::kMaxFoldLoadsAhead) {
       module.emitError() << "convert-ssd-fused-to-gpu: fold-loads-ahead must "
-                            "be 0 (by the state dtype) or 1 to "
+                            "be 0 (the fold's default) or 1 to "
                          << fused::kMaxFoldLoadsAhead << ", got "
                          << static_cast<int64_t>(foldLoadsAhead);
+      return signalPassFailure();
+    }
+    if (fold != "auto" && fold != "pieces" && fold != "vectors") {
+      module.emitError() << "convert-ssd-fused-to-gpu: fold must be auto, "
+                            "pieces or vectors, got '"
+                         << fold << "'";
       return signalPassFailure();
     }
     if (profile && stateChain == "segment") {
@@ -101,6 +107,7 @@ struct ConvertSSDFusedToGPUPass
     plan->copy = tma ? CopyInstr::Tma : CopyInstr::CpAsync;
     plan->cluster = cluster;
     plan->foldLoadsAhead = foldLoadsAhead;
+    plan->fold = fold;
     std::string clusterProblem = fused::clusterUnsupported(*plan);
     if (!clusterProblem.empty()) {
       module.emitError() << "convert-ssd-fused-to-gpu: " << clusterProblem;

@@ -50,10 +50,17 @@ struct FusedPipelineCLOptions
       llvm::cl::init(1)};
   Option<int64_t> foldLoadsAhead{
       *this, "fold-loads-ahead",
-      llvm::cl::desc("8-column vectors a thread of the turn chain's fold "
-                     "loads ahead of its stores, 1 to 8; 0: by the state "
-                     "dtype (2 for f16, 1 for f32)"),
+      llvm::cl::desc("Pieces or vectors (see fold) a thread of the turn "
+                     "chain's fold loads ahead of its stores, 1 to 8; 0: by "
+                     "the fold (4 pieces for f32 states, 2 vectors for f16)"),
       llvm::cl::init(0)};
+  Option<std::string> fold{
+      *this, "fold",
+      llvm::cl::desc("How the turn chain's fold walks the state slots: auto "
+                     "(pieces with f32 states, vectors with f16), pieces "
+                     "(16-byte pieces in slot order) or vectors (the "
+                     "chunk-state product's 8-column vectors)"),
+      llvm::cl::init("auto")};
   Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("Record the clock at the phase boundaries of every "
@@ -69,6 +76,7 @@ struct FusedPipelineCLOptions
     kernel.profile = profile;
     kernel.cluster = cluster;
     kernel.foldLoadsAhead = foldLoadsAhead;
+    kernel.fold = fold;
     return kernel;
   }
 };
@@ -92,6 +100,7 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.profile = kernel.profile;
   convert.cluster = kernel.cluster;
   convert.foldLoadsAhead = kernel.foldLoadsAhead;
+  convert.fold = kernel.fold;
   pm.addPass(createConvertSSDFusedToGPU(convert));
   buildGPUKernelsToBinary(pm, options);
 }

@@ -169,12 +169,23 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.productBufferBytes = bufferBytes(raw);
   c.profile = plan.profile;
   c.cluster = plan.cluster;
-  // By default: two vectors ahead with fp16 states, one with fp32 (two was
-  // 2-3% faster with fp16 slots at b1 128K and b8 16K on the H200, and 1-2%
-  // slower with fp32 ones; bench/NOTES-fused-gpu.md).
+  // The fold in 16-byte pieces: with f32 slots 6.3-6.4% faster at the
+  // Mamba-2 2.7B layer (b1 2K, b1 128K, b8 16K) and 8.6% at Granite 4.0
+  // H-Tiny's b1 128K on the H200, four pieces ahead (eight: 4-10%); an f16
+  // slot's 8-column vector is a 16-byte piece already.
+  int64_t pieceWidth = 128 / p.stateType.getIntOrFloatBitWidth();
+  bool piecesFit =
+      c.stateVectors && (c.pBlock * p.state / pieceWidth) % c.blockThreads == 0;
+  c.foldPieces = piecesFit && (plan.fold == "pieces" ||
+                               (plan.fold == "auto" && p.stateType.isF32()));
+  // By default: four pieces ahead; with vectors, two ahead with fp16
+  // states, one with fp32 (two was 2-3% faster with fp16 slots at b1 128K
+  // and b8 16K on the H200, and 1-2% slower with fp32 ones;
+  // bench/NOTES-fused-gpu.md).
   c.foldLoadsAhead = plan.foldLoadsAhead > 0 ? plan.foldLoadsAhead
-                     : p.stateType.isF16()  ? 2
-                                            : 1;
+                     : c.foldPieces          ? 4
+                     : p.stateType.isF16()   ? 2
+                                             : 1;
   if (c.lookBack())
     c.lookBackPatience = kLookBackPatience;
   // One token a thread (stageChunk). Measured on the H200 (2.7B layer):
@@ -269,6 +280,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
   config.set("state_ring", b.getI64IntegerAttr(stateRing));
   if (lookBack())
     config.set("look_back_patience", b.getI64IntegerAttr(lookBackPatience));
+  if (foldPieces)
+    config.set("fold_pieces", b.getUnitAttr());
   if (foldLoadsAhead > 1)
     config.set("fold_loads_ahead", b.getI64IntegerAttr(foldLoadsAhead));
   config.set("cumsum", b.getStringAttr(ownCumsum ? "chain_item" : "items"));
