@@ -83,11 +83,13 @@ struct LowerChunkState : OpConversionPattern<ChunkStateOp> {
         tokenWeights(rewriter, loc, map, dt, dA, adaptor.getSeqIdx()), 1,
         groups);
 
-    // 2. x tiles (b,nc,g,h/g,Q,p), scaled in place by w.
+    // 2. x tiles (b,nc,g,h/g,Q,p), scaled by w into a tile of their own:
+    //    the chunk scan's gather of the same tiles (one op after CSE) reads
+    //    them unscaled, so scaling in place would copy them first.
     Value xTiles = gatherChunks(rewriter, loc, map,
                                 splitHeads(rewriter, loc, x, 2, groups),
                                 {kBatch, kChunk, 2, 3, kPos, 4});
-    xTiles = scaleTokenRows(rewriter, loc, w, xTiles);
+    xTiles = scaledTokenRows(rewriter, loc, w, xTiles);
 
     // 3. Loops (b, c, g, hh, p, n, l):
     //    S[b,c,g,hh,p,n] += xw[b,c,g,hh,l,p] * B[b,c,g,l,n].

@@ -101,6 +101,25 @@ Value scaleTokenRows(OpBuilder &b, Location loc, Value scale, Value tile) {
       .getResult(0);
 }
 
+Value scaledTokenRows(OpBuilder &b, Location loc, Value scale, Value tile) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  Value init = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, tile), type.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(6);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{scale, tile}, ValueRange{init},
+             ArrayRef<AffineMap>{
+                 projectedMap(b.getContext(), 6, {0, 2, 3, 1, 4}), identity,
+                 identity},
+             iterators(6),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l,
+                   arith::MulFOp::create(nb, l, args[0], args[1]).getResult());
+             })
+      .getResult(0);
+}
+
 Value splitHeads(OpBuilder &b, Location loc, Value tensor, int64_t dim,
                  int64_t groups) {
   auto type = cast<RankedTensorType>(tensor.getType());

@@ -68,6 +68,9 @@ iterators(unsigned numParallel, llvm::ArrayRef<unsigned> reductionDims = {});
 /// tile[b,c,g,hh,pos,k] *= scale[b,g,hh,c,pos]: a 6-D chunk tile with one
 /// factor per token (a (b,g,h/g,nc,Q) tensor), scaled in place.
 Value scaleTokenRows(OpBuilder &b, Location loc, Value scale, Value tile);
+/// As scaleTokenRows, into a new tensor: for a tile that is read again
+/// after the scaling (bufferization would otherwise copy it whole first).
+Value scaledTokenRows(OpBuilder &b, Location loc, Value scale, Value tile);
 
 /// Splits the head dimension `dim` (size h) of `tensor` into (g, h/g), so that
 /// head-to-group sharing is an ordinary projected indexing map.
