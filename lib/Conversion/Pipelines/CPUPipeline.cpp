@@ -99,6 +99,8 @@ void ssd::buildCPUPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createSSDCPUTileAndVectorize(tiling));
   }
 
+  if (options.segmentChunks > 0)
+    pm.addNestedPass<func::FuncOp>(createSSDCPUSinkSegmentUpdates());
   // y's tensor.empty becomes the output buffer it is materialized in, so the
   // layer writes y in place instead of into a temporary copied at the end.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
