@@ -86,12 +86,22 @@ SmallVector<utils::IteratorType> iterators(unsigned numLoops,
   return its;
 }
 
-Value scaleTokenRows(OpBuilder &b, Location loc, Value scale, Value tile) {
+/// tile * scale per token, into `init` where given (scale and tile both
+/// inputs), else into the tile itself.
+static Value tokenRowProduct(OpBuilder &b, Location loc, Value scale,
+                             Value tile, Value init) {
+  AffineMap identity = b.getMultiDimIdentityMap(6);
+  SmallVector<Value> inputs = {scale};
+  SmallVector<AffineMap> maps = {
+      projectedMap(b.getContext(), 6, {0, 2, 3, 1, 4})};
+  if (init) {
+    inputs.push_back(tile);
+    maps.push_back(identity);
+  }
+  maps.push_back(identity);
+  Value out = init ? init : tile;
   return linalg::GenericOp::create(
-             b, loc, TypeRange{tile.getType()}, ValueRange{scale},
-             ValueRange{tile},
-             ArrayRef<AffineMap>{projectedMap(b.getContext(), 6, {0, 2, 3, 1, 4}),
-                                 b.getMultiDimIdentityMap(6)},
+             b, loc, TypeRange{out.getType()}, inputs, ValueRange{out}, maps,
              iterators(6),
              [&](OpBuilder &nb, Location l, ValueRange args) {
                linalg::YieldOp::create(
@@ -101,23 +111,15 @@ Value scaleTokenRows(OpBuilder &b, Location loc, Value scale, Value tile) {
       .getResult(0);
 }
 
+Value scaleTokenRows(OpBuilder &b, Location loc, Value scale, Value tile) {
+  return tokenRowProduct(b, loc, scale, tile, Value());
+}
+
 Value scaledTokenRows(OpBuilder &b, Location loc, Value scale, Value tile) {
   auto type = cast<RankedTensorType>(tile.getType());
   Value init = tensor::EmptyOp::create(
       b, loc, tensor::getMixedSizes(b, loc, tile), type.getElementType());
-  AffineMap identity = b.getMultiDimIdentityMap(6);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, ValueRange{scale, tile}, ValueRange{init},
-             ArrayRef<AffineMap>{
-                 projectedMap(b.getContext(), 6, {0, 2, 3, 1, 4}), identity,
-                 identity},
-             iterators(6),
-             [&](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, l,
-                   arith::MulFOp::create(nb, l, args[0], args[1]).getResult());
-             })
-      .getResult(0);
+  return tokenRowProduct(b, loc, scale, tile, init);
 }
 
 Value splitHeads(OpBuilder &b, Location loc, Value tensor, int64_t dim,

@@ -83,40 +83,50 @@ void foldEachUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
   });
 }
 
-/// The fold on the vector path, software-pipelined: slot(c)'s vectors are
-/// loaded KernelConfig::foldLoadsAhead ahead of their stores into
+/// Folds this thread's `count` places of `width` elements of the staged
+/// chunk state (placeAt(j): the row and first column of the j-th), loading
+/// slot(c)'s places KernelConfig::foldLoadsAhead ahead of the stores into
 /// slot(c + 1). The compiler keeps a load after a store that may alias it,
-/// so foldEachUnderTurn waits a round trip to L2 per vector (four a thread
-/// at the 2.7B layer); all loads first left every store to drain at the
-/// release (measured slower, eacd4a7). blockRelease's barrier follows.
+/// so one place at a time waits a round trip to L2 per place; all loads
+/// first left every store to drain at the release (measured slower with
+/// vectors, eacd4a7). blockRelease's barrier follows.
+void foldPlaces(FusedBuild &f, ChainItem &it, TileMatmul &mm,
+                const FoldSlots &s, int64_t width, int64_t count,
+                llvm::function_ref<std::pair<Value, Value>(int64_t)> placeAt) {
+  Emitter &e = f.e;
+  SmallVector<Value> prev;
+  auto loadNext = [&] {
+    auto [rr, nn] = placeAt(static_cast<int64_t>(prev.size()));
+    prev.push_back(e.toF32Vector(
+        e.loadVector(s.slots, s.at(e, it, s.slot, rr, nn), width)));
+  };
+  int64_t ahead = std::max<int64_t>(1, f.config.foldLoadsAhead);
+  while (static_cast<int64_t>(prev.size()) < std::min(ahead, count))
+    loadNext();
+  Value carries = e.splat(s.carry, width);
+  for (int64_t j = 0; j < count; ++j) {
+    auto [rr, nn] = placeAt(j);
+    Value chunkState = mm.loadOutputVector(rr, nn, width);
+    e.storeVector(math::FmaOp::create(e.b, carries, prev[j], chunkState),
+                  s.slots, s.at(e, it, s.nextSlot, rr, nn));
+    if (it.sState)
+      e.storeVector(prev[j], it.sState, residentStateAt(f, rr, nn));
+    if (static_cast<int64_t>(prev.size()) < count)
+      loadNext();
+  }
+}
+
+/// The fold on the vector path, software-pipelined: the chunk-state
+/// product's 8-column output vectors.
 void foldVectorsUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
                           llvm::function_ref<void()> awaitTurn,
                           const FoldSlots &s) {
-  Emitter &e = f.e;
   TileMatmul mm = stagedChunkState(f, it, shared);
   awaitTurn();
-  e.ifThen(it.place.used, [&] {
+  f.e.ifThen(it.place.used, [&] {
     SmallVector<std::pair<Value, Value>> owned = mm.threadOutputVectors();
-    SmallVector<Value> prev;
-    auto loadNext = [&] {
-      auto [rr, nn] = owned[prev.size()];
-      prev.push_back(e.toF32Vector(
-          e.loadVector(s.slots, s.at(e, it, s.slot, rr, nn), kVectorWidth)));
-    };
-    size_t ahead = static_cast<size_t>(f.config.foldLoadsAhead);
-    while (prev.size() < std::min(ahead, owned.size()))
-      loadNext();
-    Value carries = e.splat(s.carry, kVectorWidth);
-    for (auto [i, place] : llvm::enumerate(owned)) {
-      auto [rr, nn] = place;
-      Value chunkState = mm.loadOutputVector(rr, nn);
-      e.storeVector(math::FmaOp::create(e.b, carries, prev[i], chunkState),
-                    s.slots, s.at(e, it, s.nextSlot, rr, nn));
-      if (it.sState)
-        e.storeVector(prev[i], it.sState, residentStateAt(f, rr, nn));
-      if (prev.size() < owned.size())
-        loadNext();
-    }
+    foldPlaces(f, it, mm, s, kVectorWidth, static_cast<int64_t>(owned.size()),
+               [&](int64_t j) { return owned[j]; });
   });
 }
 
@@ -124,8 +134,7 @@ void foldVectorsUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
 /// pieces t, t + kThreads, ... of the row-major pBlock x dstate state, so
 /// that each load and store of a warp covers 512 contiguous bytes, whole
 /// sectors (an f32 vector of foldVectorsUnderTurn is two 16-byte accesses,
-/// each touching every sector of the warp's span by halves). Its loads run
-/// KernelConfig::foldLoadsAhead pieces ahead of its stores.
+/// each touching every sector of the warp's span by halves).
 void foldPiecesUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
                          llvm::function_ref<void()> awaitTurn,
                          const FoldSlots &s) {
@@ -136,30 +145,10 @@ void foldPiecesUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
   int64_t cols = mm.outputCols();
   int64_t pieces = mm.outputRows() * cols / width / kThreads;
   e.ifThen(it.place.used, [&] {
-    auto pieceAt = [&](int64_t j) {
+    foldPlaces(f, it, mm, s, width, pieces, [&](int64_t j) {
       Value first = e.mul(e.add(e.threadId(), e.idx(j * kThreads)), width);
       return std::pair{e.div(first, e.idx(cols)), e.rem(first, e.idx(cols))};
-    };
-    SmallVector<Value> prev;
-    auto loadNext = [&] {
-      auto [rr, nn] = pieceAt(static_cast<int64_t>(prev.size()));
-      prev.push_back(e.toF32Vector(
-          e.loadVector(s.slots, s.at(e, it, s.slot, rr, nn), width)));
-    };
-    int64_t ahead = std::max<int64_t>(1, f.config.foldLoadsAhead);
-    while (static_cast<int64_t>(prev.size()) < std::min(ahead, pieces))
-      loadNext();
-    Value carries = e.splat(s.carry, width);
-    for (int64_t j = 0; j < pieces; ++j) {
-      auto [rr, nn] = pieceAt(j);
-      Value chunkState = mm.loadOutputVector(rr, nn, width);
-      e.storeVector(math::FmaOp::create(e.b, carries, prev[j], chunkState),
-                    s.slots, s.at(e, it, s.nextSlot, rr, nn));
-      if (it.sState)
-        e.storeVector(prev[j], it.sState, residentStateAt(f, rr, nn));
-      if (static_cast<int64_t>(prev.size()) < pieces)
-        loadNext();
-    }
+    });
   });
 }
 
