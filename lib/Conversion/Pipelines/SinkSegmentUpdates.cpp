@@ -63,8 +63,9 @@ Operation *lastReaderAfter(Operation *op, Value value, Block *block) {
 }
 
 /// Moves `op` after the last later reader of its destination's old value
-/// where that is legal: `op` is pure, its results are first used after that
-/// reader, and no op it moves past may write into one of its operands.
+/// where that is legal (`op` is pure and its results are first used after
+/// that reader) and makes no copy elsewhere (no op it moves past may write
+/// into one of its operands, which `op` would then read after the write).
 bool sinkPastReaders(Operation *op) {
   Block *block = op->getBlock();
   if (!isMemoryEffectFree(op))

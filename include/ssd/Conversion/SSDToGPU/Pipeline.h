@@ -54,10 +54,10 @@ struct FusedKernelOptions {
   std::string copy = "auto";       // auto, cp.async or tma
   bool profile = false;            // the chain items' phase clocks
   int64_t cluster = 1;             // blocks of a thread block cluster
-  int64_t foldLoadsAhead =
-      0; // the turn chain fold's loads ahead (0: by the fold)
-  std::string fold =
-      "auto"; // the turn chain fold's walk: auto, pieces or vectors
+  // The turn chain fold's walk (auto, pieces or vectors) and its loads
+  // ahead (0: the fold's default).
+  std::string fold = "auto";
+  int64_t foldLoadsAhead = 0;
 };
 
 /// Appends ssd-decompose, ssd-fuse, convert-ssd-fused-to-gpu (one

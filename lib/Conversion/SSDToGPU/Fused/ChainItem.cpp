@@ -52,12 +52,6 @@ struct FoldSlots {
   }
 };
 
-/// Elements of a 16-byte piece of the state slots.
-int64_t foldPieceWidth(Value slots) {
-  Type element = cast<MemRefType>(slots.getType()).getElementType();
-  return 128 / element.getIntOrFloatBitWidth();
-}
-
 /// The fold one element (or 8-column vector) at a time, as the chunk-state
 /// product hands them over: load slot(c), FMA, store slot(c + 1).
 void foldEachUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
@@ -141,7 +135,7 @@ void foldPiecesUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
   Emitter &e = f.e;
   TileMatmul mm = stagedChunkState(f, it, shared);
   awaitTurn();
-  int64_t width = foldPieceWidth(s.slots);
+  int64_t width = foldPieceWidth(f.p.stateType);
   int64_t cols = mm.outputCols();
   int64_t pieces = mm.outputRows() * cols / width / kThreads;
   e.ifThen(it.place.used, [&] {

@@ -173,9 +173,9 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   // Mamba-2 2.7B layer (b1 2K, b1 128K, b8 16K) and 8.6% at Granite 4.0
   // H-Tiny's b1 128K on the H200, four pieces ahead (eight: 4-10%); an f16
   // slot's 8-column vector is a 16-byte piece already.
-  int64_t pieceWidth = 128 / p.stateType.getIntOrFloatBitWidth();
   bool piecesFit =
-      c.stateVectors && (c.pBlock * p.state / pieceWidth) % c.blockThreads == 0;
+      c.stateVectors &&
+      (c.pBlock * p.state / foldPieceWidth(p.stateType)) % c.blockThreads == 0;
   c.foldPieces = piecesFit && (plan.fold == "pieces" ||
                                (plan.fold == "auto" && p.stateType.isF32()));
   // By default: four pieces ahead; with vectors, two ahead with fp16

@@ -50,6 +50,12 @@ constexpr int64_t kMaxFoldLoadsAhead = 8;
 
 struct FusedPlan;
 
+/// Elements of one 16-byte piece of state slots of `stateType`
+/// (KernelConfig::foldPieces).
+inline int64_t foldPieceWidth(mlir::Type stateType) {
+  return 128 / stateType.getIntOrFloatBitWidth();
+}
+
 /// How a (row, head, p-block) state chain is walked:
 ///  - Chunk: one item per chunk; step c waits its turn (turn = c + 1), folds
 ///    slot(c) into slot(c + 1) and passes the turn on (ChainItem.cpp);
