@@ -146,8 +146,9 @@ cl::opt<int64_t>
 
 cl::opt<std::string>
     fold("fold",
-         cl::desc("fused only: how the turn chain's fold walks the state "
-                  "slots: auto (default: pieces with fp32 states, vectors "
+         cl::desc("fused only: how the chain's fold (turns and look-back) "
+                  "walks the state slots: auto (default: pieces with fp32 "
+                  "states, vectors "
                   "with fp16), pieces (16-byte pieces in slot order, whole "
                   "sectors per warp access) or vectors (the chunk-state "
                   "product's 8-column vectors)"),

@@ -3,6 +3,7 @@
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback tensor-cores=false" | FileCheck %s --check-prefix=SIMT
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=auto" | FileCheck %s --check-prefix=AUTO
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback" | FileCheck %s --check-prefix=CUMSUM
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback fold=vectors" | FileCheck %s --check-prefix=VEC
 
 // The Mamba-2 2.7B layer, fp32 states: one slot per chunk boundary (a
 // look-back reads whichever slot holds the latest published state, so no
@@ -63,6 +64,7 @@
 // CHECK-SAME: {dtype = "f32", name = "passed_states", shape = [1, "nc + 1", 80, 64, 128]}
 // CHECK-SAME: {dtype = "i32", name = "state_turn", shape = [80], zero_init = true}, {dtype = "i32", name = "chain_status", shape = ["nc * 80"], zero_init = true}, {dtype = "f32", name = "chunk_states", shape = [1, "nc", 80, 64, 128]}]
 // CHECK: gpu.func @ssd_fused(
+// CHECK-SAME: fold_pieces
 // CHECK-SAME: look_back_patience = 2000 : i64
 // CHECK-SAME: state_chain = "lookback"
 // CHECK-SAME: state_ring = 0 : i64
@@ -76,13 +78,15 @@
 // CHECK: %[[WAITED:.*]] = arith.subi %[[NOW]], %[[T0]] : i64
 // CHECK: arith.cmpi slt, %[[WAITED]], %c2000_i64 : i64
 // Step 2, when it did not come: the chunk state out of the output tile
-// into chunk_states (the kernel's 17th argument), then thread 0's release
+// into chunk_states (the kernel's 17th argument) in 16-byte pieces in slot
+// order (fold=auto with fp32 states: a thread's 8 pieces of the 64 x 128
+// tile, as the turn chain's fold walks them), then thread 0's release
 // (fence, status 1) and the look-back, a loop over the earlier chunks'
 // statuses.
 // CHECK: scf.if %{{.*}} -> (index) {
 // CHECK: } else {
-// CHECK: vector.store %{{.*}}, %arg17[{{.*}}] {alignment = 16 : i64} : memref<1x?x80x64x128xf32>, vector<8xf32>
-// CHECK: gpu.barrier
+// CHECK-COUNT-8: vector.store %{{.*}}, %arg17[{{.*}}] {alignment = 16 : i64} : memref<1x?x80x64x128xf32>, vector<4xf32>
+// CHECK-NEXT: gpu.barrier
 // CHECK: llvm.fence syncscope("device") acq_rel
 // CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic
 // CHECK: scf.while (%{{.*}} = %{{.*}}) : (index) -> (index, index)
@@ -90,14 +94,14 @@
 // Step 3: the latest published state folded with the chunk states after it
 // (fp32 slots: nothing to round), then the chunk's own state into slot
 // c + 1, the start state into the scan's resident operand, status 2.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
-// CHECK: vector.load %arg17[{{.*}}] {alignment = 16 : i64} : memref<1x?x80x64x128xf32>, vector<8xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK: vector.load %arg17[{{.*}}] {alignment = 16 : i64} : memref<1x?x80x64x128xf32>, vector<4xf32>
 // CHECK-NOT: arith.truncf
 // CHECK: math.fma
 // CHECK: scf.yield
 // CHECK: math.fma
-// CHECK: vector.store %{{.*}}, %arg12[{{.*}}] {alignment = 16 : i64} : memref<1x?x80x64x128xf32>, vector<8xf32>
-// CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK: vector.store %{{.*}}, %arg12[{{.*}}] {alignment = 16 : i64} : memref<1x?x80x64x128xf32>, vector<4xf32>
+// CHECK: arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
 // CHECK: llvm.fence syncscope("device") acq_rel
 // CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic
 // The final item waits for the last chunk's end state (status 2 of chunk
@@ -114,6 +118,15 @@
 // CHECK: %[[NOCHUNK:.*]] = arith.cmpi eq, %[[HASCHUNKS]], %false : i1
 // CHECK-NEXT: scf.if %[[NOCHUNK]] {
 // CHECK: gpu.return
+
+// fold=vectors: the chunk-state product's own 8-column output vectors
+// throughout (a thread's 4).
+// VEC: gpu.func @ssd_fused(
+// VEC-NOT: fold_pieces
+// VEC: } else {
+// VEC-COUNT-4: vector.store %{{.*}}, %arg17[{{.*}}] {alignment = 16 : i64} : memref<1x?x80x64x128xf32>, vector<8xf32>
+// VEC: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// VEC: vector.store %{{.*}}, %arg12[{{.*}}] {alignment = 16 : i64} : memref<1x?x80x64x128xf32>, vector<8xf32>
 
 // state-chain=auto keeps the turn chain alone here: one batch row has 80
 // chains, which no sm_90 grid (at most 264 blocks) gives 8 blocks each.

@@ -150,7 +150,8 @@ def ConvertSSDFusedToGPU
            "the release (vector path, state-chain chunk or auto's turn "
            "kernel)">,
     Option<"fold", "fold", "std::string", /*default=*/"\"auto\"",
-           "How the turn chain's fold walks the state slots: `pieces` "
+           "How the chain's fold (the turn chain's and the look-back's, "
+           "its chunk states too) walks the state slots: `pieces` "
            "(16-byte pieces in slot order, so that each warp access covers "
            "whole 32-byte sectors), `vectors` (the chunk-state product's "
            "8-column vectors: with f32 slots each vector is two 16-byte "

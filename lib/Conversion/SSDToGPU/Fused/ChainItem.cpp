@@ -110,39 +110,17 @@ void foldPlaces(FusedBuild &f, ChainItem &it, TileMatmul &mm,
   }
 }
 
-/// The fold on the vector path, software-pipelined: the chunk-state
-/// product's 8-column output vectors.
-void foldVectorsUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
-                          llvm::function_ref<void()> awaitTurn,
-                          const FoldSlots &s) {
+/// The fold, software-pipelined, over this thread's places of the staged
+/// chunk state (threadFoldPlaces: 16-byte pieces in slot order, or the
+/// product's 8-column vectors).
+void foldPlacesUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
+                         llvm::function_ref<void()> awaitTurn,
+                         const FoldSlots &s) {
   TileMatmul mm = stagedChunkState(f, it, shared);
   awaitTurn();
   f.e.ifThen(it.place.used, [&] {
-    SmallVector<std::pair<Value, Value>> owned = mm.threadOutputVectors();
-    foldPlaces(f, it, mm, s, kVectorWidth, static_cast<int64_t>(owned.size()),
-               [&](int64_t j) { return owned[j]; });
-  });
-}
-
-/// The fold in 16-byte pieces of the slots, in slot order: thread t takes
-/// pieces t, t + kThreads, ... of the row-major pBlock x dstate state, so
-/// that each load and store of a warp covers 512 contiguous bytes, whole
-/// sectors (an f32 vector of foldVectorsUnderTurn is two 16-byte accesses,
-/// each touching every sector of the warp's span by halves).
-void foldPiecesUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
-                         llvm::function_ref<void()> awaitTurn,
-                         const FoldSlots &s) {
-  Emitter &e = f.e;
-  TileMatmul mm = stagedChunkState(f, it, shared);
-  awaitTurn();
-  int64_t width = foldPieceWidth(f.p.stateType);
-  int64_t cols = mm.outputCols();
-  int64_t pieces = mm.outputRows() * cols / width / kThreads;
-  e.ifThen(it.place.used, [&] {
-    foldPlaces(f, it, mm, s, width, pieces, [&](int64_t j) {
-      Value first = e.mul(e.add(e.threadId(), e.idx(j * kThreads)), width);
-      return std::pair{e.div(first, e.idx(cols)), e.rem(first, e.idx(cols))};
-    });
+    FoldPlaces places = threadFoldPlaces(f, mm);
+    foldPlaces(f, it, mm, s, places.width, places.count, places.at);
   });
 }
 
@@ -163,11 +141,10 @@ void foldUnderTurn(FusedBuild &f, ChainItem &it, Value shared) {
     blockAcquire(e, turns, turn, e.add(it.c, 1));
     profileStamp(f, ChainPhase::TurnAcquired);
   };
-  if (f.config.foldPieces)
-    foldPiecesUnderTurn(f, it, shared, awaitTurn, s);
-  else if (f.config.stateVectors && f.config.foldLoadsAhead > 1 &&
-           stateProduct(f).outputVectorsEven())
-    foldVectorsUnderTurn(f, it, shared, awaitTurn, s);
+  if (f.config.foldPieces ||
+      (f.config.stateVectors && f.config.foldLoadsAhead > 1 &&
+       stateProduct(f).outputVectorsEven()))
+    foldPlacesUnderTurn(f, it, shared, awaitTurn, s);
   else
     foldEachUnderTurn(f, it, shared, awaitTurn, s);
   profileStamp(f, ChainPhase::Folded);

@@ -481,6 +481,24 @@ TileMatmul stagedChunkState(FusedBuild &f, const ChainItem &it,
   return mm;
 }
 
+FoldPlaces threadFoldPlaces(FusedBuild &f, TileMatmul &mm) {
+  if (!f.config.foldPieces) {
+    SmallVector<std::pair<Value, Value>> owned = mm.threadOutputVectors();
+    int64_t count = static_cast<int64_t>(owned.size());
+    return {kVectorWidth, count,
+            [owned = std::move(owned)](int64_t j) { return owned[j]; }};
+  }
+  Emitter &e = f.e;
+  int64_t width = foldPieceWidth(f.p.stateType);
+  int64_t cols = mm.outputCols();
+  int64_t count = mm.outputRows() * cols / width / kThreads;
+  return {
+      width, count, [&e, width, cols](int64_t j) {
+        Value first = e.mul(e.add(e.threadId(), e.idx(j * kThreads)), width);
+        return std::pair{e.div(first, e.idx(cols)), e.rem(first, e.idx(cols))};
+      }};
+}
+
 namespace {
 
 /// The vector path: one pBlock x dstate tile, x rows and B rows as whole

@@ -15,6 +15,8 @@
 #include "../TileMatmul.h"
 #include "FusedKernel.h"
 
+#include <functional>
+
 namespace ssd {
 namespace gpu_lowering {
 namespace fused {
@@ -124,6 +126,18 @@ void chunkStateProduct(FusedBuild &f, const ChainItem &it, Value shared,
 /// tile staged in shared memory (TileMatmul::stageOutput): the caller reads
 /// it, after a block barrier of its own.
 TileMatmul stagedChunkState(FusedBuild &f, const ChainItem &it, Value shared);
+
+/// The places of this thread's share of the staged chunk-state tile that a
+/// fold walks, `count` of `width` elements each: at(j) is the j-th's row and
+/// first column. With KernelConfig::foldPieces, 16-byte pieces of the
+/// row-major tile in order (thread t takes pieces t, t + kThreads, ...), so
+/// that a warp's slot accesses cover whole sectors; else the product's own
+/// 8-column output vectors (TileMatmul::threadOutputVectors).
+struct FoldPlaces {
+  int64_t width = 0, count = 0;
+  std::function<std::pair<Value, Value>(int64_t)> at;
+};
+FoldPlaces threadFoldPlaces(FusedBuild &f, TileMatmul &mm);
 
 /// The look-back chain step (KernelConfig::lookBack) of chunk it.c, in
 /// place of the turn's: the chunk state, the state at the chunk start

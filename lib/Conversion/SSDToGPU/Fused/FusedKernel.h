@@ -80,7 +80,7 @@ struct FusedPlan {
   /// The turn chain's fold's loads ahead of its stores (fold-loads-ahead=;
   /// 0: by the state dtype, KernelConfig).
   int64_t foldLoadsAhead = 0;
-  /// How the turn chain's fold walks the slots (fold=): pieces, vectors or
+  /// How the chain's fold walks the slots (fold=): pieces, vectors or
   /// auto (KernelConfig::foldPieces).
   std::string fold = "auto";
 };

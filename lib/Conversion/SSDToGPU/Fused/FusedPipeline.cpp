@@ -56,7 +56,8 @@ struct FusedPipelineCLOptions
       llvm::cl::init(0)};
   Option<std::string> fold{
       *this, "fold",
-      llvm::cl::desc("How the turn chain's fold walks the state slots: auto "
+      llvm::cl::desc("How the chain's fold (turns and look-back) walks the "
+                     "state slots: auto "
                      "(pieces with f32 states, vectors with f16), pieces "
                      "(16-byte pieces in slot order) or vectors (the "
                      "chunk-state product's 8-column vectors)"),

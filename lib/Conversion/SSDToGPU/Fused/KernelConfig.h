@@ -150,9 +150,10 @@ struct KernelConfig {
   /// many of a thread's slot(c) vectors ahead of its stores into
   /// slot(c + 1); 1 folds one vector at a time.
   int64_t foldLoadsAhead = 1;
-  /// The turn chain's fold walks the slots in 16-byte pieces in slot order
-  /// (whole sectors per warp access) instead of the product's 8-column
-  /// vectors; foldLoadsAhead then counts pieces.
+  /// The chain's fold (the turn chain's, and the look-back's over the slots
+  /// and the chunk states) walks them in 16-byte pieces in slot order (whole
+  /// sectors per warp access) instead of the product's 8-column vectors
+  /// (threadFoldPlaces); foldLoadsAhead then counts pieces.
   bool foldPieces = false;
   /// The turn chain's items compute their chunk's dt and dA_cumsum
   /// themselves (stageChunk), so the kernel holds no cumsum items (only the

@@ -130,15 +130,26 @@ void foldByLookBack(FusedBuild &f, ChainItem &it, Value shared) {
           return {e.select(e.eq(status, e.idx(kEndStatePublished)), one, zero)};
         })[0];
   });
+  // This thread's places of the tile, for every pass below (the same
+  // places in the chunk states and the slots).
+  FoldPlaces places = threadFoldPlaces(f, mm);
+  SmallVector<std::pair<Value, Value>> owned;
+  for (int64_t j = 0; j < places.count; ++j)
+    owned.push_back(places.at(j));
+  int64_t width = places.width;
+  auto stateAt = [&](Value chunk, Value rr, Value nn) -> SmallVector<Value> {
+    return {it.row, chunk, it.head, e.add(it.p0, rr), nn};
+  };
   // 2. If not: publish S(c), then look back for the latest published P.
   Value first = e.ifElse(
       e.eq(kept, one), {b.getIndexType()},
       [&]() -> SmallVector<Value> { return {it.place.slot}; },
       [&]() -> SmallVector<Value> {
-        mm.readOutput([&](Value rr, Value nn, Value v) {
-          e.storeVector(v, chunkStates,
-                        {it.row, it.c, it.head, e.add(it.p0, rr), nn});
-        });
+        for (auto [rr, nn] : owned)
+          e.storeVector(mm.loadOutputVector(rr, nn, width), chunkStates,
+                        stateAt(it.c, rr, nn));
+        // Every thread's stores before thread 0's fence.
+        e.barrier();
         return {broadcastFromThread0(e, broadcastSlot, [&] {
           // The release pattern of blockRelease: readOutput's closing
           // barrier ordered the block's stores before the fence.
@@ -152,15 +163,11 @@ void foldByLookBack(FusedBuild &f, ChainItem &it, Value shared) {
   profileStamp(f, ChainPhase::TurnAcquired);
 
   // 3. P(first), then a(j) P + S(j) for j in [first, c), on this thread's
-  // vectors of the tile; then P(c + 1) = a(c) P(c) + S(c).
-  SmallVector<std::pair<Value, Value>> owned = mm.threadOutputVectors();
-  auto stateAt = [&](Value chunk, Value rr, Value nn) -> SmallVector<Value> {
-    return {it.row, chunk, it.head, e.add(it.p0, rr), nn};
-  };
+  // places of the tile; then P(c + 1) = a(c) P(c) + S(c).
   SmallVector<Value> state;
   for (auto [rr, nn] : owned)
-    state.push_back(e.toF32Vector(
-        e.loadVector(slots, stateAt(first, rr, nn), kVectorWidth)));
+    state.push_back(
+        e.toF32Vector(e.loadVector(slots, stateAt(first, rr, nn), width)));
   Value dA = f.arg("dA_cumsum"), lastQ = e.idx(p.chunk - 1);
   // Every chunk state and every state P(j + 1) passed over is rounded to the
   // slots' precision, as the published chunk states and the slots hold
@@ -178,20 +185,20 @@ void foldByLookBack(FusedBuild &f, ChainItem &it, Value shared) {
       first, it.place.slot, one, state,
       [&](Value j, ValueRange prev) -> SmallVector<Value> {
         Value lastDA = e.loadF32(dA, {it.row, it.head, j, lastQ});
-        Value a = e.splat(carryAcross(f, it.row, j, lastDA), kVectorWidth);
+        Value a = e.splat(carryAcross(f, it.row, j, lastDA), width);
         SmallVector<Value> next;
         for (auto [i, at] : llvm::enumerate(owned)) {
           Value s = e.toF32Vector(e.loadVector(
-              chunkStates, stateAt(j, at.first, at.second), kVectorWidth));
+              chunkStates, stateAt(j, at.first, at.second), width));
           next.push_back(asInSlot(math::FmaOp::create(b, a, prev[i], s)));
         }
         return next;
       });
-  Value carry = e.splat(stateCarry(f, it), kVectorWidth);
+  Value carry = e.splat(stateCarry(f, it), width);
   Value nextSlot = e.add(it.place.slot, 1);
   for (auto [i, at] : llvm::enumerate(owned)) {
     auto [rr, nn] = at;
-    Value own = asInSlot(mm.loadOutputVector(rr, nn));
+    Value own = asInSlot(mm.loadOutputVector(rr, nn, width));
     e.storeVector(math::FmaOp::create(b, carry, state[i], own), slots,
                   stateAt(nextSlot, rr, nn));
     e.storeVector(state[i], it.sState, residentStateAt(f, rr, nn));
