@@ -171,8 +171,10 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.cluster = plan.cluster;
   // The fold in 16-byte pieces: with f32 slots 6.3-6.4% faster at the
   // Mamba-2 2.7B layer (b1 2K, b1 128K, b8 16K) and 8.6% at Granite 4.0
-  // H-Tiny's b1 128K on the H200, four pieces ahead (eight: 4-10%); an f16
-  // slot's 8-column vector is a 16-byte piece already.
+  // H-Tiny's b1 128K on the H200, four pieces ahead (eight: 4-10%); the
+  // look-back's fold 13-15% faster at a 24-head layer at b1 2K-128K (H100).
+  // An f16 slot's 8-column vector is a 16-byte piece already: pieces there
+  // were 1-10% slower (H100, 2.7B layer).
   bool piecesFit =
       c.stateVectors &&
       (c.pBlock * p.state / foldPieceWidth(p.stateType)) % c.blockThreads == 0;
