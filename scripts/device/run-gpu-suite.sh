@@ -284,6 +284,16 @@ for variant in fused fused-cp-async; do
     echo "note: racecheck-$variant-q128 not run (no $a)" | tee -a "$log"
   fi
 done
+# Flagged slots (--fold flags, where built): the words' relaxed 64-bit
+# accesses, the fold's resident-state stores and the barrier after them.
+a=$art/golden-art/fused-flags/x02_tma_features-q128-bf16
+if [ -d "$a" ]; then
+  for tool in memcheck racecheck synccheck; do
+    run_step $tool-fused-flags-q128 timeout 300 "$sanitizer" --tool $tool --error-exitcode 9 \
+      "$ssd_run_bin" --case "$art/golden/x02_tma_features" --backend gpu \
+      --artifact "$a" --chunk-size 128 --dtype bf16
+  done
+fi
 # Clusters: the paired tickets, the multicast rows and the rows-free
 # barrier, on the case with odd item counts.
 a=$art/golden-art/fused-cluster/x03_cluster_odd-q128-bf16

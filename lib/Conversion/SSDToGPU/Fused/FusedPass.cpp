@@ -80,9 +80,10 @@ struct ConvertSSDFusedToGPUPass
                          << static_cast<int64_t>(foldLoadsAhead);
       return signalPassFailure();
     }
-    if (fold != "auto" && fold != "pieces" && fold != "vectors") {
+    if (fold != "auto" && fold != "pieces" && fold != "vectors" &&
+        fold != "flags") {
       module.emitError() << "convert-ssd-fused-to-gpu: fold must be auto, "
-                            "pieces or vectors, got '"
+                            "pieces, vectors or flags, got '"
                          << fold << "'";
       return signalPassFailure();
     }

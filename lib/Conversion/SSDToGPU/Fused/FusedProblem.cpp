@@ -400,7 +400,8 @@ void addLookBackWorkspaces(FusedPlan &plan) {
 }
 
 void sizeStateSlots(FusedPlan &plan) {
-  int64_t ring = chooseKernelConfig(plan).stateRing;
+  KernelConfig config = chooseKernelConfig(plan);
+  int64_t ring = config.stateRing;
   if (!ring)
     return;
   for (BufferSpec &spec : plan.p.buffers) {
@@ -408,7 +409,11 @@ void sizeStateSlots(FusedPlan &plan) {
       continue;
     SmallVector<int64_t> shape(spec.type.getShape());
     shape[1] = ring;
-    spec.type = RankedTensorType::get(shape, spec.type.getElementType());
+    // Flagged slots: one (value, flag) word per element (FlaggedSlots.h).
+    Type element = config.flaggedSlots
+                       ? IntegerType::get(spec.type.getContext(), 64)
+                       : spec.type.getElementType();
+    spec.type = RankedTensorType::get(shape, element);
     spec.shape[1] = std::to_string(ring);
   }
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "../CBTile.h"
 #include "FusedKernel.h"
+#include "FlaggedSlots.h"
 #include "Sync.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -147,7 +148,16 @@ void emitInitItem(FusedBuild &f, Value index) {
       Value v = f.has("initial_states")
                     ? e.loadF32(f.arg("initial_states"), {seq, it.head, pp, nn})
                     : e.f32(0.0);
-      e.store(v, slots, {it.row, stateSlotIndex(f, first), it.head, pp, nn});
+      if (!f.config.flaggedSlots) {
+        e.store(v, slots, {it.row, stateSlotIndex(f, first), it.head, pp, nn});
+        return;
+      }
+      // The state at chunk 0 (flag 1), and the other ring slot cleared
+      // (flag 0) of whatever an earlier launch left there.
+      storeFlagged(e, flaggedWordPointer(e, slots, {it.row, e.idx(0), it.head, pp, nn}),
+                   v, e.idx(1));
+      storeFlagged(e, flaggedWordPointer(e, slots, {it.row, e.idx(1), it.head, pp, nn}),
+                   e.f32(0.0), e.idx(0));
     });
   });
   blockRelease(e, f.arg("state_turn"), index, e.idx(1));
@@ -159,8 +169,11 @@ void emitFinalItem(FusedBuild &f, Value index) {
   // Every chain step of the row is done: turn = steps + 1, or with the
   // look-back the last chunk's end state published (the states before it
   // were published first, or folded into it).
+  // With flagged slots the turn only says that the init item is done; the
+  // last state's words carry their own flag.
   auto byTurns = [&] {
-    blockAcquire(e, f.arg("state_turn"), index, e.add(f.chainSteps, 1));
+    blockAcquire(e, f.arg("state_turn"), index,
+                 f.config.flaggedSlots ? e.idx(1) : e.add(f.chainSteps, 1));
   };
   auto byLookBack = [&] {
     // Without a chunk (L = 0) the init item's turn is the last publish.
@@ -176,9 +189,12 @@ void emitFinalItem(FusedBuild &f, Value index) {
   Value slots = f.arg("passed_states");
   forEachSequence(f, it.row, [&](Value seq, Value, Value last) {
     forEachStateElement(f, it.p0, [&](Value pp, Value nn) {
-      e.store(e.loadF32(slots,
-                        {it.row, stateSlotIndex(f, last), it.head, pp, nn}),
-              f.arg("final_states"), {seq, it.head, pp, nn});
+      SmallVector<Value> at{it.row, stateSlotIndex(f, last), it.head, pp, nn};
+      Value v = f.config.flaggedSlots
+                    ? awaitFlagged(e, flaggedWordPointer(e, slots, at),
+                                   e.add(last, 1))
+                    : e.loadF32(slots, at);
+      e.store(v, f.arg("final_states"), {seq, it.head, pp, nn});
     });
   });
 }
