@@ -91,25 +91,57 @@ func.func @dynamic(%x: tensor<?x?x2x4xf32>, %dt: tensor<?x?x2xf32>, %A: tensor<2
 
 // -----
 
-// Left alone: one segment or less, seq_idx, cu_seqlens, an
-// f16 state (which the split would round at every boundary) and an empty
-// batch (nothing to compute; the lowering reports it).
+// Left alone: one segment or less, cu_seqlens, an f16 state (which the
+// split would round at every boundary) and an empty batch (nothing to
+// compute; the lowering reports it).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.for
-// CHECK-COUNT-6: ssd.combined
+// CHECK-COUNT-5: ssd.combined
 // CHECK-NOT: scf.for
 // CHECK: return
 func.func @left_alone(%x: tensor<1x64x2x4xf32>, %dt: tensor<1x64x2xf32>, %A: tensor<2xf32>, %B: tensor<1x64x1x8xf32>, %C: tensor<1x64x1x8xf32>,
                       %xs: tensor<1x48x2x4xf32>, %dts: tensor<1x48x2xf32>, %Bs: tensor<1x48x1x8xf32>, %Cs: tensor<1x48x1x8xf32>,
                       %xl: tensor<1x256x2x4xf32>, %dtl: tensor<1x256x2xf32>, %Bl: tensor<1x256x1x8xf32>, %Cl: tensor<1x256x1x8xf32>,
-                      %si: tensor<1x256xi32>, %cu: tensor<3xi32>, %init2: tensor<2x2x4x8xf32>, %init16: tensor<1x2x4x8xf16>,
+                      %cu: tensor<3xi32>, %init2: tensor<2x2x4x8xf32>, %init16: tensor<1x2x4x8xf16>,
                       %x0: tensor<0x256x2x4xf32>, %dt0: tensor<0x256x2xf32>, %B0: tensor<0x256x1x8xf32>, %C0: tensor<0x256x1x8xf32>)
-    -> (tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>) {
+    -> (tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>) {
   %y0, %fs0 = ssd.combined x(%x : tensor<1x64x2x4xf32>) dt(%dt : tensor<1x64x2xf32>) A(%A : tensor<2xf32>) B(%B : tensor<1x64x1x8xf32>) C(%C : tensor<1x64x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x64x2x4xf32>, tensor<1x2x4x8xf32>
   %y1, %fs1 = ssd.combined x(%xs : tensor<1x48x2x4xf32>) dt(%dts : tensor<1x48x2xf32>) A(%A : tensor<2xf32>) B(%Bs : tensor<1x48x1x8xf32>) C(%Cs : tensor<1x48x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x48x2x4xf32>, tensor<1x2x4x8xf32>
-  %y3, %fs3 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) seq_idx(%si : tensor<1x256xi32>) {chunk_size = 32 : i64} -> tensor<1x256x2x4xf32>, tensor<1x2x4x8xf32>
   %y4, %fs4 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) initial_states(%init2 : tensor<2x2x4x8xf32>) cu_seqlens(%cu : tensor<3xi32>) {chunk_size = 32 : i64} -> tensor<1x256x2x4xf32>, tensor<2x2x4x8xf32>
   %y5, %fs5 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) initial_states(%init16 : tensor<1x2x4x8xf16>) {chunk_size = 32 : i64, state_type = f16} -> tensor<1x256x2x4xf32>, tensor<1x2x4x8xf16>
   %y6, %fs6 = ssd.combined x(%x0 : tensor<0x256x2x4xf32>) dt(%dt0 : tensor<0x256x2xf32>) A(%A : tensor<2xf32>) B(%B0 : tensor<0x256x1x8xf32>) C(%C0 : tensor<0x256x1x8xf32>) {chunk_size = 32 : i64} -> tensor<0x256x2x4xf32>, tensor<0x2x4x8xf32>
-  return %y0, %y1, %y3, %y4, %y5, %y6 : tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>
+  return %y0, %y1, %y4, %y5, %y6 : tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>
+}
+
+// -----
+
+// seq_idx: each segment takes its slice of seq_idx, copied into a tensor of
+// its own (gathers from a strided slice would read the wrong batch row), and
+// starts from the previous segment's final state where the token before its
+// first is of the same sequence, else from zero (the reset the segment's op
+// cannot see; the first segment compares token 0 with itself).
+// CHECK-LABEL: func.func @seq_idx
+// CHECK-SAME: %[[SI:[a-z0-9]+]]: tensor<2x200xi32>
+// CHECK: scf.for %[[S:.*]] = %c0 to %c3 step %c1 iter_args(%{{.*}} = %{{.*}}, %[[STATE:.*]] = %{{.*}})
+// CHECK: %[[OFF:.*]] = arith.muli %[[S]], %c64 : index
+// CHECK: %[[WINDOW:.*]] = tensor.extract_slice %[[SI]][0, %[[OFF]]] [2, 64] [1, 1] : tensor<2x200xi32> to tensor<2x64xi32>
+// CHECK: %[[OWN:.*]] = linalg.copy ins(%[[WINDOW]] : tensor<2x64xi32>)
+// CHECK: %[[PREV:.*]] = arith.subi %[[OFF]], %c1 : index
+// CHECK: %[[BEFORE:.*]] = arith.maxsi %[[PREV]], %c0 : index
+// CHECK: %[[IDB:.*]] = tensor.extract_slice %[[SI]][0, %[[BEFORE]]] [2, 1] [1, 1]
+// CHECK: %[[IDA:.*]] = tensor.extract_slice %[[SI]][0, %[[OFF]]] [2, 1] [1, 1]
+// CHECK: %[[FROM:.*]] = linalg.generic {{.*}} ins(%[[IDB]], %[[IDA]], %[[STATE]] : tensor<2x1xi32>, tensor<2x1xi32>, tensor<2x2x4x8xf32>)
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.select %[[SAME]], %{{.*}}, %{{.*}} : f32
+// CHECK: ssd.combined {{.*}} initial_states(%[[FROM]] : tensor<2x2x4x8xf32>) seq_idx(%[[OWN]] : tensor<2x64xi32>)
+// CHECK: } {ssd.segment_loop}
+// The tokens after the whole segments: 192..199, compared with token 191.
+// CHECK: tensor.extract_slice %[[SI]][0, 192] [2, 8] [1, 1]
+// CHECK: linalg.copy
+// CHECK: tensor.extract_slice %[[SI]][0, 191] [2, 1] [1, 1]
+// CHECK: tensor.extract_slice %[[SI]][0, 192] [2, 1] [1, 1]
+// CHECK: ssd.combined {{.*}} seq_idx(%{{.*}} : tensor<2x8xi32>)
+func.func @seq_idx(%xl: tensor<2x200x2x4xf32>, %dtl: tensor<2x200x2xf32>, %A: tensor<2xf32>, %Bl: tensor<2x200x1x8xf32>, %Cl: tensor<2x200x1x8xf32>, %si: tensor<2x200xi32>) -> (tensor<2x200x2x4xf32>, tensor<2x2x4x8xf32>) {
+  %y, %fs = ssd.combined x(%xl : tensor<2x200x2x4xf32>) dt(%dtl : tensor<2x200x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<2x200x1x8xf32>) C(%Cl : tensor<2x200x1x8xf32>) seq_idx(%si : tensor<2x200xi32>) {chunk_size = 32 : i64} -> tensor<2x200x2x4xf32>, tensor<2x2x4x8xf32>
+  return %y, %fs : tensor<2x200x2x4xf32>, tensor<2x2x4x8xf32>
 }

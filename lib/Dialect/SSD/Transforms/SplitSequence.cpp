@@ -5,7 +5,9 @@
 // segments of whole chunks keeps every intermediate the step ops produce
 // (chunk states, passed states, scaled x: each as large as the input at the
 // 2.7B layer) segment-sized, which is what lets the CPU backend run out of
-// caches instead of faulting hundreds of MB in per call.
+// caches instead of faulting hundreds of MB in per call. With seq_idx a
+// segment starts from zero in the batch rows where a sequence starts at its
+// first token.
 //
 //===----------------------------------------------------------------------===//
 #include "ssd/Dialect/SSD/IR/SSDOps.h"
@@ -14,6 +16,8 @@
 #include "PassOptions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
@@ -51,9 +55,72 @@ Value tokenSlice(OpBuilder &b, Location loc, Value operand, OpFoldResult offset,
                                         w.strides);
 }
 
+/// `slice` copied into a tensor of its own (null stays null). The lowering
+/// reads seq_idx by gathers whose indices are not contiguous; LLVM 22's
+/// vectorizer turns such gathers into vector.gather with an index
+/// linearized over the tensor's shape, which reads the wrong row of a
+/// strided slice once bufferized (the batch rows of a token window are
+/// L elements apart, not the window's length). A copy is dense.
+Value denseCopy(OpBuilder &b, Location loc, Value slice) {
+  if (!slice)
+    return slice;
+  auto type = cast<RankedTensorType>(slice.getType());
+  Value init = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, slice), type.getElementType());
+  return linalg::CopyOp::create(b, loc, slice, init).getResult(0);
+}
+
+/// The state a segment starting at token `offset` starts from: `from`, the
+/// state after token offset - 1, or with seq_idx zero in the batch rows
+/// where a sequence starts at `offset` (the layer resets the state where
+/// seq_idx changes, and the segment's own op sees no token before its
+/// first). At offset 0 the token compared with is itself.
+Value continuedState(OpBuilder &b, Location loc, Value seqIdx,
+                     OpFoldResult offset, Value from) {
+  if (!seqIdx)
+    return from;
+  Value at = getValueOrCreateConstantIndexOp(b, loc, offset);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value before = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, at, one), zero);
+  OpFoldResult rows = tensor::getMixedSize(b, loc, seqIdx, 0);
+  auto column = [&](Value token) {
+    return tensor::ExtractSliceOp::create(
+        b, loc, seqIdx, {b.getIndexAttr(0), token}, {rows, b.getIndexAttr(1)},
+        {b.getIndexAttr(1), b.getIndexAttr(1)});
+  };
+  Value previous = column(before), current = column(at);
+  auto stateType = cast<RankedTensorType>(from.getType());
+  int64_t rank = stateType.getRank();
+  MLIRContext *ctx = b.getContext();
+  AffineMap rowMap = AffineMap::get(
+      rank, 0, {getAffineDimExpr(0, ctx), getAffineConstantExpr(0, ctx)}, ctx);
+  Value init = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, from), stateType.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{stateType}, ValueRange{previous, current, from},
+             ValueRange{init},
+             ArrayRef<AffineMap>{rowMap, rowMap, b.getMultiDimIdentityMap(rank),
+                                 b.getMultiDimIdentityMap(rank)},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value same = arith::CmpIOp::create(
+                   nb, l, arith::CmpIPredicate::eq, args[0], args[1]);
+               Value zeroState = arith::ConstantOp::create(
+                   nb, l, nb.getZeroAttr(args[2].getType()));
+               linalg::YieldOp::create(
+                   nb, l,
+                   arith::SelectOp::create(nb, l, same, args[2], zeroState)
+                       .getResult());
+             })
+      .getResult(0);
+}
+
 /// One segment's op: `layer` on tokens [offset, offset + size), started from
-/// `from`. Returns `y` with the segment's output inserted, and its final
-/// state.
+/// `from` (continuedState). Returns `y` with the segment's output inserted,
+/// and its final state.
 std::pair<Value, Value> emitSegment(OpBuilder &b, Location loc,
                                     CombinedOp layer, int64_t chunk,
                                     OpFoldResult offset, OpFoldResult size,
@@ -67,8 +134,10 @@ std::pair<Value, Value> emitSegment(OpBuilder &b, Location loc,
       tokenSlice(b, loc, layer.getDt(), offset, size), layer.getA(),
       tokenSlice(b, loc, layer.getB(), offset, size),
       tokenSlice(b, loc, layer.getC(), offset, size), layer.getD(),
-      tokenSlice(b, loc, layer.getZ(), offset, size), layer.getDtBias(), from,
-      /*seq_idx=*/Value(), /*cu_seqlens=*/Value(), b.getI64IntegerAttr(chunk),
+      tokenSlice(b, loc, layer.getZ(), offset, size), layer.getDtBias(),
+      continuedState(b, loc, layer.getSeqIdx(), offset, from),
+      denseCopy(b, loc, tokenSlice(b, loc, layer.getSeqIdx(), offset, size)),
+      /*cu_seqlens=*/Value(), b.getI64IntegerAttr(chunk),
       layer.getDtSoftplusAttr(), layer.getDtLimitAttr(),
       layer.getStateTypeAttr());
   TokenWindow w(b, yType.getRank(), offset);
@@ -82,8 +151,8 @@ std::pair<Value, Value> emitSegment(OpBuilder &b, Location loc,
 
 LogicalResult ssd::splitSequence(RewriterBase &rewriter, CombinedOp op,
                                  int64_t chunkSize, int64_t segmentChunks) {
-  if (op.getSeqIdx() || op.getCuSeqlens())
-    return rewriter.notifyMatchFailure(op, "seq_idx or cu_seqlens");
+  if (op.getCuSeqlens())
+    return rewriter.notifyMatchFailure(op, "cu_seqlens");
   if (!op.getStateElementType().isF32())
     return rewriter.notifyMatchFailure(op, "state precision is not f32");
   // Nothing to compute: the lowering says what it makes of that.

@@ -64,19 +64,23 @@ def SSDSplitSequence : Pass<"ssd-split-sequence"> {
     Rewrites an `ssd.combined` over `L` tokens into an `scf.for` over
     segments of `segment-chunks` whole chunks and one op on the tokens after
     them (with a dynamic `L`, possibly none): each segment is an
-    `ssd.combined` on that slice of `x`, `dt`, `B`, `C` and `z` whose
-    `initial_states` is the previous segment's `final_states`, and its `y` is
-    inserted at the segment's offset. The recurrence is the same, so is the
+    `ssd.combined` on that slice of `x`, `dt`, `B`, `C`, `z` and `seq_idx`
+    whose `initial_states` is the previous segment's `final_states` (with
+    `seq_idx`, zero in the batch rows where a new sequence starts at the
+    segment's first token: the reset the segment's op cannot see), and its
+    `y` is inserted at the segment's offset. The recurrence is the same, so is the
     result; what changes is the size of every intermediate the step ops then
     produce (chunk states, passed states, scaled x): a segment's, not the
     sequence's. The CPU backend runs it so that its temporaries stay
     cache-sized instead of hundreds of MB faulted in per call.
 
     Only ops the split leaves exact are rewritten: an f32 state (an f16
-    state would be rounded at every segment boundary), neither `seq_idx` nor
-    `cu_seqlens` (a reset or a new sequence at a boundary is not visible
-    from inside a segment), no empty dimension, and (with a static `L`) more
-    than one segment. Batch and length may be dynamic. Others are left
+    state would be rounded at every segment boundary), no `cu_seqlens`
+    (per-sequence states and slots), no empty dimension, and (with a static
+    `L`) more than one segment. With `seq_idx` the outputs equal the whole
+    sequence's (a zero may differ in sign where a reset meets a segment
+    boundary: the whole sequence multiplies the state by zero there, the
+    segment starts from zero). Batch and length may be dynamic. Others are left
     alone.
   }];
   let options = [
@@ -89,7 +93,8 @@ def SSDSplitSequence : Pass<"ssd-split-sequence"> {
   ];
   let dependentDialects = ["::ssd::SSDDialect", "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 #endif // SSD_DIALECT_SSD_TRANSFORMS_PASSES_TD
