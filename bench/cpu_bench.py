@@ -13,7 +13,14 @@ with each compiled row's ratio to the NumPy row of the same thread count.
 FLOPs counted as the issue states: 2*Q*n per token per group (bmm) plus
 2*Q*p + 4*n*p per token per head.
 
+With --seq-idx-cuts T,... the case packs sequences (seq_idx increments at
+those tokens): the NumPy anchor takes no seq_idx, so its rows are left out,
+and the compiled path is also timed on the whole sequence at once
+(--segment-chunks 0) beside its default segments; the file is then
+<date>-<short commit>-cpu-seq-idx.json.
+
   bench/cpu_bench.py [--build build] [--seqlen 4096] [--chunk-size 128]
+                     [--seq-idx-cuts T,...]
 """
 import argparse
 import datetime
@@ -78,6 +85,8 @@ def main():
     ap.add_argument("--chunk-size", type=int, default=128)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--seq-idx-cuts", default="",
+                    help="tokens where seq_idx increments (packed sequences)")
     args = ap.parse_args()
     bin_dir = os.path.join(args.build, "bin")
     q, L = args.chunk_size, args.seqlen
@@ -89,12 +98,16 @@ def main():
         run([os.path.join(bin_dir, "ssd-make-case"), "-o", case, "--name",
              "mamba2-2.7b", "--batch", "1", "--seqlen", str(L)] +
             sum([["--" + k, str(v)] for k, v in SHAPE.items()], []) +
-            ["--features", "D,dt_bias,softplus", "--seed", "7"])
+            ["--features", "D,dt_bias,softplus", "--seed", "7"] +
+            (["--seq-idx-cuts", args.seq_idx_cuts] if args.seq_idx_cuts else []))
         variants = [("cpu", 1, []),
-                    ("cpu", args.threads, ["--threads", str(args.threads)]),
-                    ("numpy-openblas", 1, None),
-                    ("numpy-openblas", args.threads, None),
-                    ("reference-loop-nest", 1, ["--reference"])]
+                    ("cpu", args.threads, ["--threads", str(args.threads)])]
+        if args.seq_idx_cuts:
+            variants += [("cpu-whole-sequence", 1, ["--segment-chunks", "0"])]
+        else:
+            variants += [("numpy-openblas", 1, None),
+                         ("numpy-openblas", args.threads, None)]
+        variants += [("reference-loop-nest", 1, ["--reference"])]
         rows = []
         for strategy, threads, extra in variants:
             repeat = 1 if strategy.startswith("reference") else args.repeat
@@ -107,6 +120,8 @@ def main():
                              state_dtype="f32", ms=ms, max_rel_err=err,
                              gflops=flops / ms / 1e6, tflops=flops / ms / 1e9,
                              gbps=None, **SHAPE))
+            if args.seq_idx_cuts:
+                rows[-1]["seq_idx_cuts"] = args.seq_idx_cuts
             print("%-20s threads=%d  %10.1f ms  %7.2f GFLOP/s  max_rel_err=%.2e"
                   % (strategy, threads, ms, flops / ms / 1e6, err))
 
@@ -124,7 +139,9 @@ def main():
     result = dict(commit=commit, gpu="none", cpu=cpu_model(),
                   cores=os.cpu_count(), date=date, flops_per_call=flops,
                   rows=rows)
-    path = os.path.join(ROOT, "bench", "results", "%s-%s-cpu.json" % (date, commit))
+    suffix = "-cpu-seq-idx" if args.seq_idx_cuts else "-cpu"
+    path = os.path.join(ROOT, "bench", "results",
+                        "%s-%s%s.json" % (date, commit, suffix))
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         json.dump(result, f, indent=1)
