@@ -284,28 +284,26 @@ for variant in fused fused-cp-async; do
     echo "note: racecheck-$variant-q128 not run (no $a)" | tee -a "$log"
   fi
 done
+# all_sanitizers VARIANT CASE: memcheck, racecheck and synccheck on the
+# variant's artifact of CASE at chunk 128 (bf16); returns 1 where it is not
+# built.
+all_sanitizers() {
+  local a=$art/golden-art/$1/$2-q128-bf16 tool
+  [ -d "$a" ] || return 1
+  for tool in memcheck racecheck synccheck; do
+    run_step $tool-$1-q128 timeout 300 "$sanitizer" --tool $tool --error-exitcode 9 \
+      "$ssd_run_bin" --case "$art/golden/$2" --backend gpu \
+      --artifact "$a" --chunk-size 128 --dtype bf16
+  done
+}
 # Flagged slots (--fold flags, where built): the words' relaxed 64-bit
 # accesses, the fold's resident-state stores and the barrier after them.
-a=$art/golden-art/fused-flags/x02_tma_features-q128-bf16
-if [ -d "$a" ]; then
-  for tool in memcheck racecheck synccheck; do
-    run_step $tool-fused-flags-q128 timeout 300 "$sanitizer" --tool $tool --error-exitcode 9 \
-      "$ssd_run_bin" --case "$art/golden/x02_tma_features" --backend gpu \
-      --artifact "$a" --chunk-size 128 --dtype bf16
-  done
-fi
+all_sanitizers fused-flags x02_tma_features ||
+  echo "note: the flagged-slot sanitizer runs not run (no fused-flags artifacts)" | tee -a "$log"
 # Clusters: the paired tickets, the multicast rows and the rows-free
 # barrier, on the case with odd item counts.
-a=$art/golden-art/fused-cluster/x03_cluster_odd-q128-bf16
-if [ -d "$a" ]; then
-  for tool in memcheck racecheck synccheck; do
-    run_step $tool-fused-cluster-q128 timeout 300 "$sanitizer" --tool $tool --error-exitcode 9 \
-      "$ssd_run_bin" --case "$art/golden/x03_cluster_odd" --backend gpu \
-      --artifact "$a" --chunk-size 128 --dtype bf16
-  done
-else
-  echo "note: the cluster sanitizer runs not run (no $a)" | tee -a "$log"
-fi
+all_sanitizers fused-cluster x03_cluster_odd ||
+  echo "note: the cluster sanitizer runs not run (no fused-cluster artifacts)" | tee -a "$log"
 run_step racecheck-fused-bf16 timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
   "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
   --artifact "$art/golden-art/fused/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16
