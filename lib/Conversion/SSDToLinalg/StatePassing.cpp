@@ -81,7 +81,7 @@ Value storeChunk(OpBuilder &b, Location loc, Value value, Value chunked,
                                        w.sizes, w.strides);
 }
 
-/// carry[b,h] = exp(dA_cumsum[b,h,c,Q-1]), or 0 where `reset[b]`.
+/// carry[b,h] = exp(dA_cumsum[b,h,c,Q-1]), or 0 where `reset[b]` (i8) is 1.
 Value carryFactors(OpBuilder &b, Location loc, Value dA, Value c,
                    OpFoldResult rows, const StateShape &s, Value reset) {
   MLIRContext *ctx = b.getContext();
@@ -113,9 +113,13 @@ Value carryFactors(OpBuilder &b, Location loc, Value dA, Value c,
              iterators(2),
              [&](OpBuilder &nb, Location l, ValueRange args) {
                Value carry = decayExp(nb, l, args[0]);
-               if (reset)
-                 carry = arith::SelectOp::create(nb, l, args[1],
+               if (reset) {
+                 Value none = arith::ConstantIntOp::create(nb, l, 0, 8);
+                 Value resets = arith::CmpIOp::create(
+                     nb, l, arith::CmpIPredicate::ne, args[1], none);
+                 carry = arith::SelectOp::create(nb, l, resets,
                                                  f32Const(nb, l, 0.0), carry);
+               }
                linalg::YieldOp::create(nb, l, carry);
              })
       .getResult(0);
@@ -140,11 +144,14 @@ Value stepState(OpBuilder &b, Location loc, Value state, Value carry,
       .getResult(0);
 }
 
-/// reset[b]: seq_idx of chunk c's last real token differs from that of the
-/// token before the chunk (token 0 for chunk 0).
+/// reset[b]: 1 where seq_idx of chunk c's last real token differs from that
+/// of the token before the chunk (token 0 for chunk 0), else 0. Bytes, not
+/// i1: a vector<Nxi1> store packs bits while a memref of i1 is read a byte
+/// an element, so a flags tensor the vectorizer writes whole (as a folded
+/// constant, with a one-token sequence) read back garbage past element 0.
 Value resetFlags(OpBuilder &b, Location loc, const ChunkMap &map, Value seqIdx,
                  Value c, OpFoldResult rows) {
-  Value init = emptyTensor(b, loc, {rows}, b.getI1Type());
+  Value init = emptyTensor(b, loc, {rows}, b.getI8Type());
   return linalg::GenericOp::create(
              b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
              ArrayRef<AffineMap>{b.getMultiDimIdentityMap(1)}, iterators(1),
@@ -154,10 +161,11 @@ Value resetFlags(OpBuilder &b, Location loc, const ChunkMap &map, Value seqIdx,
                    nb, l, seqIdx, ValueRange{batch, map.lastToken(nb, l, c)});
                Value before = tensor::ExtractOp::create(
                    nb, l, seqIdx, ValueRange{batch, map.tokenBefore(nb, l, c)});
+               Value changed = arith::CmpIOp::create(
+                   nb, l, arith::CmpIPredicate::ne, now, before);
                linalg::YieldOp::create(
                    nb, l,
-                   arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne, now,
-                                         before)
+                   arith::ExtUIOp::create(nb, l, nb.getI8Type(), changed)
                        .getResult());
              })
       .getResult(0);
