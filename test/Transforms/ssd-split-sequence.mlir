@@ -145,3 +145,25 @@ func.func @seq_idx(%xl: tensor<2x200x2x4xf32>, %dtl: tensor<2x200x2xf32>, %A: te
   %y, %fs = ssd.combined x(%xl : tensor<2x200x2x4xf32>) dt(%dtl : tensor<2x200x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<2x200x1x8xf32>) C(%Cl : tensor<2x200x1x8xf32>) seq_idx(%si : tensor<2x200xi32>) {chunk_size = 32 : i64} -> tensor<2x200x2x4xf32>, tensor<2x2x4x8xf32>
   return %y, %fs : tensor<2x200x2x4xf32>, tensor<2x2x4x8xf32>
 }
+
+// -----
+
+// seq_idx with a dynamic L: the tokens after the whole segments may be none,
+// and then their op keeps its start state and nothing reads seq_idx past
+// the end: the start state is selected only where they hold a token.
+// CHECK-LABEL: func.func @seq_idx_dynamic
+// CHECK-SAME: %[[SI:[a-z0-9]+]]: tensor<?x?xi32>
+// CHECK: %[[LOOP:.*]]:2 = scf.for
+// CHECK: } {ssd.segment_loop}
+// CHECK: %[[REST:.*]] = arith.subi %{{.*}}, %[[START:.*]] : index
+// CHECK: %[[ANY:.*]] = arith.cmpi sgt, %[[REST]], %c0 : index
+// CHECK-NEXT: %[[FROM:.*]] = scf.if %[[ANY]] -> (tensor<?x2x4x8xf32>) {
+// CHECK: tensor.extract_slice %[[SI]][0, %[[START]]] [%{{.*}}, 1] [1, 1]
+// CHECK: linalg.generic
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[LOOP]]#1 : tensor<?x2x4x8xf32>
+// CHECK: ssd.combined {{.*}} initial_states(%[[FROM]] : tensor<?x2x4x8xf32>)
+func.func @seq_idx_dynamic(%xl: tensor<?x?x2x4xf32>, %dtl: tensor<?x?x2xf32>, %A: tensor<2xf32>, %Bl: tensor<?x?x1x8xf32>, %Cl: tensor<?x?x1x8xf32>, %si: tensor<?x?xi32>) -> (tensor<?x?x2x4xf32>, tensor<?x2x4x8xf32>) {
+  %y, %fs = ssd.combined x(%xl : tensor<?x?x2x4xf32>) dt(%dtl : tensor<?x?x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<?x?x1x8xf32>) C(%Cl : tensor<?x?x1x8xf32>) seq_idx(%si : tensor<?x?xi32>) {chunk_size = 32 : i64} -> tensor<?x?x2x4xf32>, tensor<?x2x4x8xf32>
+  return %y, %fs : tensor<?x?x2x4xf32>, tensor<?x2x4x8xf32>
+}

@@ -118,8 +118,30 @@ Value continuedState(OpBuilder &b, Location loc, Value seqIdx,
       .getResult(0);
 }
 
+/// continuedState for a segment of `size` tokens at `offset`; where the size
+/// is dynamic (the tokens after the whole segments of a dynamic L, possibly
+/// none) only when it holds a token: an empty segment keeps `from`, and
+/// reads no seq_idx past the sequence's end.
+Value startState(OpBuilder &b, Location loc, Value seqIdx, OpFoldResult offset,
+                 OpFoldResult size, Value from) {
+  if (!seqIdx || getConstantIntValue(size))
+    return continuedState(b, loc, seqIdx, offset, from);
+  Value tokens =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                            getValueOrCreateConstantIndexOp(b, loc, size),
+                            arith::ConstantIndexOp::create(b, loc, 0));
+  auto pick = scf::IfOp::create(
+      b, loc, tokens,
+      [&](OpBuilder &nb, Location l) {
+        scf::YieldOp::create(nb, l,
+                             continuedState(nb, l, seqIdx, offset, from));
+      },
+      [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, from); });
+  return pick.getResult(0);
+}
+
 /// One segment's op: `layer` on tokens [offset, offset + size), started from
-/// `from` (continuedState). Returns `y` with the segment's output inserted,
+/// `from` (startState). Returns `y` with the segment's output inserted,
 /// and its final state.
 std::pair<Value, Value> emitSegment(OpBuilder &b, Location loc,
                                     CombinedOp layer, int64_t chunk,
@@ -135,7 +157,7 @@ std::pair<Value, Value> emitSegment(OpBuilder &b, Location loc,
       tokenSlice(b, loc, layer.getB(), offset, size),
       tokenSlice(b, loc, layer.getC(), offset, size), layer.getD(),
       tokenSlice(b, loc, layer.getZ(), offset, size), layer.getDtBias(),
-      continuedState(b, loc, layer.getSeqIdx(), offset, from),
+      startState(b, loc, layer.getSeqIdx(), offset, size, from),
       denseCopy(b, loc, tokenSlice(b, loc, layer.getSeqIdx(), offset, size)),
       /*cu_seqlens=*/Value(), b.getI64IntegerAttr(chunk),
       layer.getDtSoftplusAttr(), layer.getDtLimitAttr(),
