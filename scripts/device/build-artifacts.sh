@@ -143,6 +143,13 @@ mkdir -p "$extra"
   --seqlen 300 --nheads 6 --headdim 64 --dstate 128 --ngroups 3 \
   --features D,z,dt_bias,softplus,initial_states --seed 9 ||
   { echo "FAIL: x03_cluster_odd"; status=1; }
+# x04_one_token_seq_idx: one token, seq_idx, three batch rows, initial
+# states (the CPU path once read such a layer's reset flags past the first
+# row: bench/NOTES-cpu.md).
+"$build/bin/ssd-make-case" -o "$extra/x04_one_token_seq_idx" --name x04_one_token_seq_idx \
+  --batch 3 --seqlen 1 --nheads 4 --headdim 64 --dstate 64 --ngroups 2 \
+  --features D,dt_bias,softplus,initial_states --seq-idx-cuts 0 --seed 10 ||
+  { echo "FAIL: x04_one_token_seq_idx"; status=1; }
 
 for case in "$golden"/*/ "$extra"/*/; do
   name=$(basename "$case")

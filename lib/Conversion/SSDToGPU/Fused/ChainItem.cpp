@@ -10,7 +10,9 @@
 //      stages them and the chunk-state weights in shared memory;
 //   2. chunk state: S = sum_l (x_l w_l) B_l^T on the tensor cores;
 //   3. state passing: waits until turn[b,h,pb] = c + 1, then
-//      slot(c) + 1 <- carry * slot(c) + S in fp32, and turn <- c + 2;
+//      slot(c) + 1 <- carry * slot(c) + S in fp32, and turn <- c + 2
+//      (with flagged slots, fold=flags: each element of slot(c) read once
+//      its own flag says it is there, FlaggedSlots.h);
 //   4. chunk scan, once the chunk's CB is published:
 //      y = exp(dA) C slot(c) + (CB o decay o dt) x + D x, gated
 //      by z, one row tile of the chunk at a time.
