@@ -144,18 +144,18 @@ cl::opt<int64_t>
                      "chunk, each B and C panel read from L2 once for both)"),
             cl::value_desc("K"), cl::cat(category));
 
-cl::opt<std::string>
-    fold("fold",
-         cl::desc("fused only: how the chain's fold (turns and look-back) "
-                  "walks the state slots: auto (default: pieces with fp32 "
-                  "states, vectors "
-                  "with fp16), pieces (16-byte pieces in slot order, whole "
-                  "sectors per warp access) or vectors (the chunk-state "
-                  "product's 8-column vectors) or flags (the turn chain's slots as "
-                  "8-byte words holding each value with its step's flag: "
-                  "no counter, barrier or fence between steps; turn chain "
-                  "alone, fp32 states)"),
-         cl::value_desc("F"), cl::cat(category));
+cl::opt<std::string> fold(
+    "fold",
+    cl::desc("fused only: how the chain's fold (turns and look-back) "
+             "walks the state slots: auto (default: pieces with fp32 "
+             "states, vectors "
+             "with fp16), pieces (16-byte pieces in slot order, whole "
+             "sectors per warp access) or vectors (the chunk-state "
+             "product's 8-column vectors) or flags (the turn chain's slots as "
+             "8-byte words holding each value with its step's flag: "
+             "no counter, barrier or fence between steps; turn chain "
+             "alone, fp32 states)"),
+    cl::value_desc("F"), cl::cat(category));
 
 cl::opt<int64_t> foldLoadsAhead(
     "fold-loads-ahead",

@@ -150,20 +150,20 @@ void foldFlagged(FusedBuild &f, ChainItem &it, Value shared) {
   Value slot = stateSlotIndex(f, it.place.slot);
   Value nextSlot = stateSlotIndex(f, e.add(it.place.slot, 1));
   Value flag = e.add(it.c, 1), nextFlag = e.add(it.c, 2);
-  int64_t cols = mm.outputCols();
-  int64_t count = mm.outputRows() * cols / kThreads;
+  // Single elements in slot order: each warp access 256 contiguous bytes.
+  FoldPlaces order =
+      slotOrderPlaces(e, /*width=*/1, mm.outputRows(), mm.outputCols());
   SmallVector<std::pair<Value, Value>> places;
   SmallVector<Value> pointers, words;
   auto wordAt = [&](Value ofSlot, std::pair<Value, Value> place) {
-    return flaggedWordPointer(
-        e, slots, {it.row, ofSlot, it.head, e.add(it.p0, place.first),
-                   place.second});
+    return globalElementPointer(
+        e, slots,
+        {it.row, ofSlot, it.head, e.add(it.p0, place.first), place.second});
   };
   // Every load first: one round trip to L2 for all of them where the
   // predecessor's words are there already.
-  for (int64_t j = 0; j < count; ++j) {
-    Value first = e.add(e.threadId(), e.idx(j * kThreads));
-    places.push_back({e.div(first, e.idx(cols)), e.rem(first, e.idx(cols))});
+  for (int64_t j = 0; j < order.count; ++j) {
+    places.push_back(order.at(j));
     pointers.push_back(wordAt(slot, places.back()));
     words.push_back(loadFlaggedWord(e, pointers.back()));
   }

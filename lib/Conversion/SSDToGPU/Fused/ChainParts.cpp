@@ -488,10 +488,13 @@ FoldPlaces threadFoldPlaces(FusedBuild &f, TileMatmul &mm) {
     return {kVectorWidth, count,
             [owned = std::move(owned)](int64_t j) { return owned[j]; }};
   }
-  Emitter &e = f.e;
-  int64_t width = foldPieceWidth(f.p.stateType);
-  int64_t cols = mm.outputCols();
-  int64_t count = mm.outputRows() * cols / width / kThreads;
+  return slotOrderPlaces(f.e, foldPieceWidth(f.p.stateType), mm.outputRows(),
+                         mm.outputCols());
+}
+
+FoldPlaces slotOrderPlaces(Emitter &e, int64_t width, int64_t rows,
+                           int64_t cols) {
+  int64_t count = rows * cols / width / kThreads;
   return {
       width, count, [&e, width, cols](int64_t j) {
         Value first = e.mul(e.add(e.threadId(), e.idx(j * kThreads)), width);

@@ -138,6 +138,11 @@ struct FoldPlaces {
   std::function<std::pair<Value, Value>(int64_t)> at;
 };
 FoldPlaces threadFoldPlaces(FusedBuild &f, TileMatmul &mm);
+/// Places of `width` elements of a row-major rows x cols tile in order:
+/// thread t takes places t, t + kThreads, ... (rows x cols a multiple of
+/// width x kThreads).
+FoldPlaces slotOrderPlaces(Emitter &e, int64_t width, int64_t rows,
+                           int64_t cols);
 
 /// The look-back chain step (KernelConfig::lookBack) of chunk it.c, in
 /// place of the turn's: the chunk state, the state at the chunk start

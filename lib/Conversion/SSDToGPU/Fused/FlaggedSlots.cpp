@@ -4,7 +4,6 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -16,29 +15,14 @@ namespace fused {
 static constexpr StringLiteral kDeviceScope = "device";
 static constexpr int64_t kWordBytes = 8;
 
-Value flaggedWordPointer(Emitter &e, Value words, ValueRange indices) {
-  ImplicitLocOpBuilder &b = e.b;
-  assert(cast<MemRefType>(words.getType()).getElementType().isInteger(64) &&
-         "flagged slots are i64 words");
-  auto meta = memref::ExtractStridedMetadataOp::create(b, words);
-  Value element = meta.getOffset();
-  for (auto [index, stride] : llvm::zip_equal(indices, meta.getStrides()))
-    element = e.add(element, e.mul(index, stride));
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, words);
-  Value address = e.add(base, e.mul(element, e.idx(kWordBytes)));
-  Value address64 = arith::IndexCastOp::create(b, b.getI64Type(), address);
-  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), /*global=*/1);
-  return LLVM::IntToPtrOp::create(b, ptrType, address64);
-}
-
 void storeFlagged(Emitter &e, Value ptr, Value value, Value flag) {
   ImplicitLocOpBuilder &b = e.b;
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Value bits = arith::ExtUIOp::create(
       b, i64, arith::BitcastOp::create(b, i32, value).getResult());
-  Value high = arith::ShLIOp::create(
-      b, arith::IndexCastOp::create(b, i64, flag),
-      arith::ConstantIntOp::create(b, 32, 64));
+  Value high =
+      arith::ShLIOp::create(b, arith::IndexCastOp::create(b, i64, flag),
+                            arith::ConstantIntOp::create(b, 32, 64));
   Value word = arith::OrIOp::create(b, high, bits);
   LLVM::StoreOp::create(b, word, ptr, /*alignment=*/kWordBytes,
                         /*isVolatile=*/false, /*isNonTemporal=*/false,
@@ -71,8 +55,8 @@ Value awaitFlagged(Emitter &e, Value ptr, Value flag, Value first) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(before);
     Value word = before->getArgument(0);
-    Value pending = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
-                                          flagOf(word), want);
+    Value pending =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ne, flagOf(word), want);
     scf::ConditionOp::create(b, pending, ValueRange{word});
   }
   Block *after = b.createBlock(&loop.getAfter(), {}, {i64}, {b.getLoc()});

@@ -26,9 +26,8 @@ namespace ssd {
 namespace gpu_lowering {
 namespace fused {
 
-/// `!llvm.ptr<1>` to element `indices` of the i64 memref `words` (any
-/// strided layout).
-Value flaggedWordPointer(Emitter &e, Value words, mlir::ValueRange indices);
+/// The accesses below take a word's pointer from globalElementPointer
+/// (Sync.h) on the i64 slots.
 
 /// Stores the word (value, flag) with a relaxed 64-bit store at device
 /// scope; `value` an f32, `flag` an index.

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../CBTile.h"
-#include "FusedKernel.h"
 #include "FlaggedSlots.h"
+#include "FusedKernel.h"
 #include "Sync.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -154,10 +154,14 @@ void emitInitItem(FusedBuild &f, Value index) {
       }
       // The state at chunk 0 (flag 1), and the other ring slot cleared
       // (flag 0) of whatever an earlier launch left there.
-      storeFlagged(e, flaggedWordPointer(e, slots, {it.row, e.idx(0), it.head, pp, nn}),
-                   v, e.idx(1));
-      storeFlagged(e, flaggedWordPointer(e, slots, {it.row, e.idx(1), it.head, pp, nn}),
-                   e.f32(0.0), e.idx(0));
+      storeFlagged(
+          e,
+          globalElementPointer(e, slots, {it.row, e.idx(0), it.head, pp, nn}),
+          v, e.idx(1));
+      storeFlagged(
+          e,
+          globalElementPointer(e, slots, {it.row, e.idx(1), it.head, pp, nn}),
+          e.f32(0.0), e.idx(0));
     });
   });
   blockRelease(e, f.arg("state_turn"), index, e.idx(1));
@@ -191,7 +195,7 @@ void emitFinalItem(FusedBuild &f, Value index) {
     forEachStateElement(f, it.p0, [&](Value pp, Value nn) {
       SmallVector<Value> at{it.row, stateSlotIndex(f, last), it.head, pp, nn};
       Value v = f.config.flaggedSlots
-                    ? awaitFlagged(e, flaggedWordPointer(e, slots, at),
+                    ? awaitFlagged(e, globalElementPointer(e, slots, at),
                                    e.add(last, 1))
                     : e.loadF32(slots, at);
       e.store(v, f.arg("final_states"), {seq, it.head, pp, nn});

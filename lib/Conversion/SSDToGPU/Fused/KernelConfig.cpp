@@ -180,8 +180,8 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
       (c.pBlock * p.state / foldPieceWidth(p.stateType)) % c.blockThreads == 0;
   // fold=flags where the flagged slots do not apply: as auto.
   bool byDefault = plan.fold == "auto" || plan.fold == "flags";
-  c.foldPieces = piecesFit && (plan.fold == "pieces" ||
-                               (byDefault && p.stateType.isF32()));
+  c.foldPieces = piecesFit &&
+                 (plan.fold == "pieces" || (byDefault && p.stateType.isF32()));
   // By default: four pieces ahead; with vectors, two ahead with fp16
   // states, one with fp32 (two was 2-3% faster with fp16 slots at b1 128K
   // and b8 16K on the H200, and 1-2% slower with fp32 ones;

@@ -14,15 +14,23 @@ namespace fused {
 
 static constexpr StringLiteral kDeviceScope = "device";
 
-Value counterPointer(Emitter &e, Value counters, Value index) {
+Value globalElementPointer(Emitter &e, Value memref, ValueRange indices) {
   ImplicitLocOpBuilder &b = e.b;
-  auto meta = memref::ExtractStridedMetadataOp::create(b, counters);
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, counters);
-  Value element = e.add(meta.getOffset(), index);
-  Value address = e.add(base, e.mul(element, e.idx(4)));
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  auto meta = memref::ExtractStridedMetadataOp::create(b, memref);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
+  Value offset = meta.getOffset();
+  for (auto [index, stride] : llvm::zip_equal(indices, meta.getStrides()))
+    offset = e.add(offset, e.mul(index, stride));
+  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  Value address = e.add(base, e.mul(offset, e.idx(bytes)));
   Value address64 = arith::IndexCastOp::create(b, b.getI64Type(), address);
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), /*global=*/1);
   return LLVM::IntToPtrOp::create(b, ptrType, address64);
+}
+
+Value counterPointer(Emitter &e, Value counters, Value index) {
+  return globalElementPointer(e, counters, index);
 }
 
 Value fetchTicket(Emitter &e, Value ticketPtr) {

@@ -41,6 +41,11 @@ namespace fused {
 /// slower at 2K.
 constexpr int64_t kSpinSleepNs = 64;
 
+/// `!llvm.ptr<1>` (global) to element `indices` of `memref` (any strided
+/// layout; integer or float elements of whole bytes), for the atomic and
+/// ordered accesses that memref ops cannot express.
+Value globalElementPointer(Emitter &e, Value memref, mlir::ValueRange indices);
+
 /// `!llvm.ptr<1>` (global) to element `index` of the 1-D i32 memref
 /// `counters`.
 Value counterPointer(Emitter &e, Value counters, Value index);
