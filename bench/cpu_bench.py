@@ -14,13 +14,14 @@ FLOPs counted as the issue states: 2*Q*n per token per group (bmm) plus
 2*Q*p + 4*n*p per token per head.
 
 With --seq-idx-cuts T,... the case packs sequences (seq_idx increments at
-those tokens): the NumPy anchor takes no seq_idx, so its rows are left out,
-and the compiled path is also timed on the whole sequence at once
-(--segment-chunks 0) beside its default segments; the file is then
-<date>-<short commit>-cpu-seq-idx.json.
+those tokens), and with --cu-seqlens S,... it is varlen: the NumPy anchor
+takes neither, so its rows are left out, and the compiled path is also
+timed on the whole sequence at once (--segment-chunks 0) beside its
+default segments; the file is then <date>-<short commit>-cpu-seq-idx.json
+or -cpu-cu-seqlens.json.
 
   bench/cpu_bench.py [--build build] [--seqlen 4096] [--chunk-size 128]
-                     [--seq-idx-cuts T,...]
+                     [--seq-idx-cuts T,... | --cu-seqlens S,...]
 """
 import argparse
 import datetime
@@ -87,7 +88,13 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--seq-idx-cuts", default="",
                     help="tokens where seq_idx increments (packed sequences)")
+    ap.add_argument("--cu-seqlens", default="",
+                    help="cu_seqlens of a varlen case (0,...,seqlen)")
     args = ap.parse_args()
+    if args.seq_idx_cuts and args.cu_seqlens:
+        ap.error("--seq-idx-cuts and --cu-seqlens are mutually exclusive")
+    packing = (["--seq-idx-cuts", args.seq_idx_cuts] if args.seq_idx_cuts else
+               ["--cu-seqlens", args.cu_seqlens] if args.cu_seqlens else [])
     bin_dir = os.path.join(args.build, "bin")
     q, L = args.chunk_size, args.seqlen
     h, p, n, g = (SHAPE[k] for k in ("nheads", "headdim", "dstate", "ngroups"))
@@ -99,10 +106,10 @@ def main():
              "mamba2-2.7b", "--batch", "1", "--seqlen", str(L)] +
             sum([["--" + k, str(v)] for k, v in SHAPE.items()], []) +
             ["--features", "D,dt_bias,softplus", "--seed", "7"] +
-            (["--seq-idx-cuts", args.seq_idx_cuts] if args.seq_idx_cuts else []))
+            packing)
         variants = [("cpu", 1, []),
                     ("cpu", args.threads, ["--threads", str(args.threads)])]
-        if args.seq_idx_cuts:
+        if packing:
             variants += [("cpu-whole-sequence", 1, ["--segment-chunks", "0"])]
         else:
             variants += [("numpy-openblas", 1, None),
@@ -120,8 +127,8 @@ def main():
                              state_dtype="f32", ms=ms, max_rel_err=err,
                              gflops=flops / ms / 1e6, tflops=flops / ms / 1e9,
                              gbps=None, **SHAPE))
-            if args.seq_idx_cuts:
-                rows[-1]["seq_idx_cuts"] = args.seq_idx_cuts
+            if packing:
+                rows[-1][packing[0][2:].replace("-", "_")] = packing[1]
             print("%-20s threads=%d  %10.1f ms  %7.2f GFLOP/s  max_rel_err=%.2e"
                   % (strategy, threads, ms, flops / ms / 1e6, err))
 
@@ -139,7 +146,8 @@ def main():
     result = dict(commit=commit, gpu="none", cpu=cpu_model(),
                   cores=os.cpu_count(), date=date, flops_per_call=flops,
                   rows=rows)
-    suffix = "-cpu-seq-idx" if args.seq_idx_cuts else "-cpu"
+    suffix = ("-cpu-seq-idx" if args.seq_idx_cuts else
+              "-cpu-cu-seqlens" if args.cu_seqlens else "-cpu")
     path = os.path.join(ROOT, "bench", "results",
                         "%s-%s%s.json" % (date, commit, suffix))
     os.makedirs(os.path.dirname(path), exist_ok=True)

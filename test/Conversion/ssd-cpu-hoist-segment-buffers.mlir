@@ -60,6 +60,39 @@ func.func @segment_loop(%n: index, %out: memref<64x32xf32>, %arg: memref<?xf32>)
 
 // -----
 
+// A loop over the sequences of a cu_seqlens layer: what its segment loop
+// hoisted moves out of it too (the static temporary), but a buffer sized by
+// the sequence (the tokens after its whole segments) stays in it.
+// CHECK-LABEL: func.func @sequence_loop
+// CHECK: %[[TMP:.*]] = memref.alloc() : memref<64x32xf32>
+// CHECK: scf.for %[[I:[^ ]*]] =
+// CHECK: %[[LEN:.*]] = memref.load
+// CHECK: memref.alloc(%[[LEN]]) : memref<?xf32>
+// CHECK: scf.for
+// CHECK-NOT: memref.alloc
+// CHECK: } {ssd.segment_loop}
+// CHECK: } {ssd.sequence_loop}
+func.func @sequence_loop(%lens: memref<3xindex>, %out: memref<64x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c3 step %c1 {
+    %len = memref.load %lens[%i] : memref<3xindex>
+    %rest = memref.alloc(%len) : memref<?xf32>
+    linalg.fill ins(%f : f32) outs(%rest : memref<?xf32>)
+    scf.for %s = %c0 to %c4 step %c1 {
+      %tmp = memref.alloc() : memref<64x32xf32>
+      linalg.fill ins(%f : f32) outs(%tmp : memref<64x32xf32>)
+      memref.copy %tmp, %out : memref<64x32xf32> to memref<64x32xf32>
+    } {ssd.segment_loop}
+  } {ssd.sequence_loop}
+  return
+}
+
+// -----
+
 // A loop the split did not make keeps its allocations.
 // CHECK-LABEL: func.func @other_loop
 // CHECK: scf.for

@@ -91,26 +91,99 @@ func.func @dynamic(%x: tensor<?x?x2x4xf32>, %dt: tensor<?x?x2xf32>, %A: tensor<2
 
 // -----
 
-// Left alone: one segment or less, cu_seqlens, an f16 state (which the
-// split would round at every boundary) and an empty batch (nothing to
-// compute; the lowering reports it).
+// cu_seqlens: a loop over the sequences, each on its tokens [cu[i],
+// cu[i + 1]) (clamped into [0, L], non-decreasing) from its row of the
+// initial states, walked in segments of 2 x 16 tokens and one op on the rest
+// (possibly none), its final state inserted as row i. The ops take no
+// cu_seqlens.
+// CHECK-LABEL: func.func @packed
+// CHECK-SAME: %[[INIT:[^:]*]]: tensor<3x2x4x8xf32>, %[[CU:[^:]*]]: tensor<4xi32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C100:.*]] = arith.constant 100 : index
+// CHECK-DAG: %[[FINALS:.*]] = tensor.empty() : tensor<3x2x4x8xf32>
+// CHECK-DAG: %[[EMPTY:.*]] = tensor.empty() : tensor<1x100x2x4xf32>
+// CHECK: %[[SEQS:.*]]:2 = scf.for %[[I:.*]] = %[[C0]] to %[[C3]] step %[[C1]] iter_args(%[[YACC:.*]] = %[[EMPTY]], %[[FACC:.*]] = %[[FINALS]])
+// CHECK: %[[E0:.*]] = tensor.extract %[[CU]][%[[I]]] : tensor<4xi32>
+// CHECK: %[[S0:.*]] = arith.index_cast %[[E0]] : i32 to index
+// CHECK: %[[M0:.*]] = arith.maxsi %[[S0]], %[[C0]]
+// CHECK: %[[FIRST:.*]] = arith.minsi %[[M0]], %[[C100]]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[I]], %[[C1]]
+// CHECK: %[[E1:.*]] = tensor.extract %[[CU]][%[[NEXT]]] : tensor<4xi32>
+// CHECK: %[[S1:.*]] = arith.index_cast %[[E1]] : i32 to index
+// CHECK: %[[M1:.*]] = arith.maxsi %[[S1]], %[[FIRST]]
+// CHECK: %[[END:.*]] = arith.minsi %[[M1]], %[[C100]]
+// CHECK: %[[LEN:.*]] = arith.subi %[[END]], %[[FIRST]]
+// CHECK: %[[ROW:.*]] = tensor.extract_slice %[[INIT]][%[[I]], 0, 0, 0] [1, 2, 4, 8] [1, 1, 1, 1] : tensor<3x2x4x8xf32> to tensor<1x2x4x8xf32>
+// CHECK: %[[WHOLE:.*]] = arith.divui %[[LEN]], %[[C32]]
+// CHECK: %[[WT:.*]] = arith.muli %[[WHOLE]], %[[C32]]
+// CHECK: %[[SEGS:.*]]:2 = scf.for %[[S:.*]] = %[[C0]] to %[[WHOLE]] step %[[C1]] iter_args(%[[Y2:.*]] = %[[YACC]], %[[ST:.*]] = %[[ROW]])
+// CHECK: %[[SO:.*]] = arith.muli %[[S]], %[[C32]]
+// CHECK: %[[OFF:.*]] = arith.addi %[[FIRST]], %[[SO]]
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[OFF]], 0, 0] [1, 32, 2, 4]
+// CHECK: %[[YS:.*]], %[[FS:.*]] = ssd.combined {{.*}} initial_states(%[[ST]] : tensor<1x2x4x8xf32>) {chunk_size = 16 : i64} -> tensor<1x32x2x4xf32>, tensor<1x2x4x8xf32>
+// CHECK: %[[YI:.*]] = tensor.insert_slice %[[YS]] into %[[Y2]][0, %[[OFF]], 0, 0] [1, 32, 2, 4]
+// CHECK: scf.yield %[[YI]], %[[FS]]
+// CHECK: } {ssd.segment_loop}
+// CHECK: %[[RS:.*]] = arith.addi %[[FIRST]], %[[WT]]
+// CHECK: %[[REST:.*]] = arith.subi %[[LEN]], %[[WT]]
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[RS]], 0, 0] [1, %[[REST]], 2, 4]
+// CHECK: %[[YT:.*]], %[[FT:.*]] = ssd.combined {{.*}} initial_states(%[[SEGS]]#1 : tensor<1x2x4x8xf32>) {chunk_size = 16 : i64} -> tensor<1x?x2x4xf32>, tensor<1x2x4x8xf32>
+// CHECK: %[[YR:.*]] = tensor.insert_slice %[[YT]] into %[[SEGS]]#0[0, %[[RS]], 0, 0]
+// CHECK: %[[FR:.*]] = tensor.insert_slice %[[FT]] into %[[FACC]][%[[I]], 0, 0, 0] [1, 2, 4, 8] [1, 1, 1, 1] : tensor<1x2x4x8xf32> into tensor<3x2x4x8xf32>
+// CHECK: scf.yield %[[YR]], %[[FR]]
+// CHECK: } {ssd.sequence_loop}
+// CHECK-NOT: cu_seqlens
+// CHECK: return %[[SEQS]]#0, %[[SEQS]]#1
+func.func @packed(%x: tensor<1x100x2x4xf32>, %dt: tensor<1x100x2xf32>, %A: tensor<2xf32>, %B: tensor<1x100x1x8xf32>, %C: tensor<1x100x1x8xf32>, %init: tensor<3x2x4x8xf32>, %cu: tensor<4xi32>) -> (tensor<1x100x2x4xf32>, tensor<3x2x4x8xf32>) {
+  %y, %fs = ssd.combined x(%x : tensor<1x100x2x4xf32>) dt(%dt : tensor<1x100x2xf32>) A(%A : tensor<2xf32>) B(%B : tensor<1x100x1x8xf32>) C(%C : tensor<1x100x1x8xf32>) initial_states(%init : tensor<3x2x4x8xf32>) cu_seqlens(%cu : tensor<4xi32>) {chunk_size = 16 : i64} -> tensor<1x100x2x4xf32>, tensor<3x2x4x8xf32>
+  return %y, %fs : tensor<1x100x2x4xf32>, tensor<3x2x4x8xf32>
+}
+
+// -----
+
+// cu_seqlens with an f16 state, a dynamic sequence count and no initial
+// states: one op per sequence (segments would round the state at their
+// boundaries), from zero, final states sized by the count.
+// CHECK-LABEL: func.func @packed_f16
+// CHECK-SAME: %[[CU:[^:]*]]: tensor<?xi32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[CU]], %c0 : tensor<?xi32>
+// CHECK: %[[COUNT:.*]] = arith.subi %[[N]], %c1
+// CHECK: %[[FINALS:.*]] = tensor.empty(%[[COUNT]]) : tensor<?x2x4x8xf16>
+// CHECK: scf.for %[[I:.*]] = %c0 to %[[COUNT]] step %c1 iter_args({{.*}} = %{{.*}}, %[[FACC:.*]] = %[[FINALS]])
+// CHECK-NOT: scf.for
+// CHECK-NOT: initial_states
+// CHECK: ssd.combined {{.*}} {chunk_size = 16 : i64, state_type = f16} -> tensor<1x?x2x4xf32>, tensor<1x2x4x8xf16>
+// CHECK: tensor.insert_slice %{{.*}} into %[[FACC]][%[[I]], 0, 0, 0] [1, 2, 4, 8]
+// CHECK: } {ssd.sequence_loop}
+func.func @packed_f16(%x: tensor<1x100x2x4xf32>, %dt: tensor<1x100x2xf32>, %A: tensor<2xf32>, %B: tensor<1x100x1x8xf32>, %C: tensor<1x100x1x8xf32>, %cu: tensor<?xi32>) -> (tensor<1x100x2x4xf32>, tensor<?x2x4x8xf16>) {
+  %y, %fs = ssd.combined x(%x : tensor<1x100x2x4xf32>) dt(%dt : tensor<1x100x2xf32>) A(%A : tensor<2xf32>) B(%B : tensor<1x100x1x8xf32>) C(%C : tensor<1x100x1x8xf32>) cu_seqlens(%cu : tensor<?xi32>) {chunk_size = 16 : i64, state_type = f16} -> tensor<1x100x2x4xf32>, tensor<?x2x4x8xf16>
+  return %y, %fs : tensor<1x100x2x4xf32>, tensor<?x2x4x8xf16>
+}
+
+// -----
+
+// Left alone: one segment or less, an f16 state (which the split would
+// round at every boundary) and an empty batch (nothing to compute; the
+// lowering reports it).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.for
-// CHECK-COUNT-5: ssd.combined
+// CHECK-COUNT-4: ssd.combined
 // CHECK-NOT: scf.for
 // CHECK: return
 func.func @left_alone(%x: tensor<1x64x2x4xf32>, %dt: tensor<1x64x2xf32>, %A: tensor<2xf32>, %B: tensor<1x64x1x8xf32>, %C: tensor<1x64x1x8xf32>,
                       %xs: tensor<1x48x2x4xf32>, %dts: tensor<1x48x2xf32>, %Bs: tensor<1x48x1x8xf32>, %Cs: tensor<1x48x1x8xf32>,
                       %xl: tensor<1x256x2x4xf32>, %dtl: tensor<1x256x2xf32>, %Bl: tensor<1x256x1x8xf32>, %Cl: tensor<1x256x1x8xf32>,
-                      %cu: tensor<3xi32>, %init2: tensor<2x2x4x8xf32>, %init16: tensor<1x2x4x8xf16>,
+                      %init16: tensor<1x2x4x8xf16>,
                       %x0: tensor<0x256x2x4xf32>, %dt0: tensor<0x256x2xf32>, %B0: tensor<0x256x1x8xf32>, %C0: tensor<0x256x1x8xf32>)
-    -> (tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>) {
+    -> (tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>) {
   %y0, %fs0 = ssd.combined x(%x : tensor<1x64x2x4xf32>) dt(%dt : tensor<1x64x2xf32>) A(%A : tensor<2xf32>) B(%B : tensor<1x64x1x8xf32>) C(%C : tensor<1x64x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x64x2x4xf32>, tensor<1x2x4x8xf32>
   %y1, %fs1 = ssd.combined x(%xs : tensor<1x48x2x4xf32>) dt(%dts : tensor<1x48x2xf32>) A(%A : tensor<2xf32>) B(%Bs : tensor<1x48x1x8xf32>) C(%Cs : tensor<1x48x1x8xf32>) {chunk_size = 32 : i64} -> tensor<1x48x2x4xf32>, tensor<1x2x4x8xf32>
-  %y4, %fs4 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) initial_states(%init2 : tensor<2x2x4x8xf32>) cu_seqlens(%cu : tensor<3xi32>) {chunk_size = 32 : i64} -> tensor<1x256x2x4xf32>, tensor<2x2x4x8xf32>
   %y5, %fs5 = ssd.combined x(%xl : tensor<1x256x2x4xf32>) dt(%dtl : tensor<1x256x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<1x256x1x8xf32>) C(%Cl : tensor<1x256x1x8xf32>) initial_states(%init16 : tensor<1x2x4x8xf16>) {chunk_size = 32 : i64, state_type = f16} -> tensor<1x256x2x4xf32>, tensor<1x2x4x8xf16>
   %y6, %fs6 = ssd.combined x(%x0 : tensor<0x256x2x4xf32>) dt(%dt0 : tensor<0x256x2xf32>) A(%A : tensor<2xf32>) B(%B0 : tensor<0x256x1x8xf32>) C(%C0 : tensor<0x256x1x8xf32>) {chunk_size = 32 : i64} -> tensor<0x256x2x4xf32>, tensor<0x2x4x8xf32>
-  return %y0, %y1, %y4, %y5, %y6 : tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x256x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>
+  return %y0, %y1, %y5, %y6 : tensor<1x64x2x4xf32>, tensor<1x48x2x4xf32>, tensor<1x256x2x4xf32>, tensor<0x256x2x4xf32>
 }
 
 // -----
@@ -124,8 +197,6 @@ func.func @left_alone(%x: tensor<1x64x2x4xf32>, %dt: tensor<1x64x2xf32>, %A: ten
 // CHECK-SAME: %[[SI:[a-z0-9]+]]: tensor<2x200xi32>
 // CHECK: scf.for %[[S:.*]] = %c0 to %c3 step %c1 iter_args(%{{.*}} = %{{.*}}, %[[STATE:.*]] = %{{.*}})
 // CHECK: %[[OFF:.*]] = arith.muli %[[S]], %c64 : index
-// CHECK: %[[WINDOW:.*]] = tensor.extract_slice %[[SI]][0, %[[OFF]]] [2, 64] [1, 1] : tensor<2x200xi32> to tensor<2x64xi32>
-// CHECK: %[[OWN:.*]] = linalg.copy ins(%[[WINDOW]] : tensor<2x64xi32>)
 // CHECK: %[[PREV:.*]] = arith.subi %[[OFF]], %c1 : index
 // CHECK: %[[BEFORE:.*]] = arith.maxsi %[[PREV]], %c0 : index
 // CHECK: %[[IDB:.*]] = tensor.extract_slice %[[SI]][0, %[[BEFORE]]] [2, 1] [1, 1]
@@ -133,13 +204,15 @@ func.func @left_alone(%x: tensor<1x64x2x4xf32>, %dt: tensor<1x64x2xf32>, %A: ten
 // CHECK: %[[FROM:.*]] = linalg.generic {{.*}} ins(%[[IDB]], %[[IDA]], %[[STATE]] : tensor<2x1xi32>, tensor<2x1xi32>, tensor<2x2x4x8xf32>)
 // CHECK: %[[SAME:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.select %[[SAME]], %{{.*}}, %{{.*}} : f32
+// CHECK: %[[WINDOW:.*]] = tensor.extract_slice %[[SI]][0, %[[OFF]]] [2, 64] [1, 1] : tensor<2x200xi32> to tensor<2x64xi32>
+// CHECK: %[[OWN:.*]] = linalg.copy ins(%[[WINDOW]] : tensor<2x64xi32>)
 // CHECK: ssd.combined {{.*}} initial_states(%[[FROM]] : tensor<2x2x4x8xf32>) seq_idx(%[[OWN]] : tensor<2x64xi32>)
 // CHECK: } {ssd.segment_loop}
 // The tokens after the whole segments: 192..199, compared with token 191.
-// CHECK: tensor.extract_slice %[[SI]][0, 192] [2, 8] [1, 1]
-// CHECK: linalg.copy
 // CHECK: tensor.extract_slice %[[SI]][0, 191] [2, 1] [1, 1]
 // CHECK: tensor.extract_slice %[[SI]][0, 192] [2, 1] [1, 1]
+// CHECK: tensor.extract_slice %[[SI]][0, 192] [2, 8] [1, 1]
+// CHECK: linalg.copy
 // CHECK: ssd.combined {{.*}} seq_idx(%{{.*}} : tensor<2x8xi32>)
 func.func @seq_idx(%xl: tensor<2x200x2x4xf32>, %dtl: tensor<2x200x2xf32>, %A: tensor<2xf32>, %Bl: tensor<2x200x1x8xf32>, %Cl: tensor<2x200x1x8xf32>, %si: tensor<2x200xi32>) -> (tensor<2x200x2x4xf32>, tensor<2x2x4x8xf32>) {
   %y, %fs = ssd.combined x(%xl : tensor<2x200x2x4xf32>) dt(%dtl : tensor<2x200x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<2x200x1x8xf32>) C(%Cl : tensor<2x200x1x8xf32>) seq_idx(%si : tensor<2x200xi32>) {chunk_size = 32 : i64} -> tensor<2x200x2x4xf32>, tensor<2x2x4x8xf32>

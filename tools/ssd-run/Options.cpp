@@ -37,8 +37,9 @@ expected outputs prints the error of each against the bound.
   --segment-chunks N  cpu: run the sequence as a loop over segments of N
                       chunks carrying the state, so that the intermediates
                       are segment-sized (default 1; 0: the whole sequence at
-                      once). Layers with seq_idx, cu_seqlens or an f16
-                      state always run at once
+                      once). With cu_seqlens each sequence is walked so;
+                      layers with an f16 state run at once (with
+                      cu_seqlens, one sequence at a time)
   --artifact DIR      with --backend gpu: run this precompiled artifact
                       (ssd-compile output) instead of compiling the case;
                       its constants must match the case and the flags

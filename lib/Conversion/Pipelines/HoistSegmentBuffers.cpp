@@ -5,7 +5,9 @@
 // layer). Allocated per iteration, each is mapped, faulted in and unmapped
 // again per segment; allocated once before the loop, the iterations reuse
 // it while it is still in cache. Sizes that do not change between segments
-// (a dynamic batch) are computed before the loop too.
+// (a dynamic batch) are computed before the loop too. A loop over the
+// sequences of a cu_seqlens layer holds segment loops: what they hoisted
+// moves out of it as well, unless its size is the sequence's.
 //
 //===----------------------------------------------------------------------===//
 #include "ssd/Conversion/Passes.h"
@@ -72,7 +74,8 @@ struct HoistSegmentBuffersPass
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     getOperation()->walk([](scf::ForOp loop) {
-      if (!loop->hasAttr(ssd::kSegmentLoopAttr))
+      if (!loop->hasAttr(ssd::kSegmentLoopAttr) &&
+          !loop->hasAttr(ssd::kSequenceLoopAttr))
         return;
       // A buffer moved out can make the views and sizes taken of it
       // invariant, and those the next buffer's size: to a fixed point.

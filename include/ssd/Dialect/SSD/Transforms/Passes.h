@@ -33,6 +33,11 @@ void populateSSDFusePatterns(mlir::RewritePatternSet &patterns,
 /// backend allocates its body's temporaries once, before it).
 constexpr llvm::StringLiteral kSegmentLoopAttr = "ssd.segment_loop";
 
+/// Marks the scf.for over the sequences of a cu_seqlens layer that
+/// ssd-split-sequence builds (the CPU backend allocates the temporaries of
+/// the segment loops in its body once, before it).
+constexpr llvm::StringLiteral kSequenceLoopAttr = "ssd.sequence_loop";
+
 /// Rewrites `op` into a loop over segments of `segmentChunks` chunks of
 /// `chunkSize` tokens (0: the op's chunk_size) carrying the state, and one op
 /// on the tokens after them (see ssd-split-sequence). Fails, leaving `op` as

@@ -74,10 +74,17 @@ def SSDSplitSequence : Pass<"ssd-split-sequence"> {
     sequence's. The CPU backend runs it so that its temporaries stay
     cache-sized instead of hundreds of MB faulted in per call.
 
+    An op with `cu_seqlens` becomes an `scf.for` over its sequences
+    (`ssd.sequence_loop`): sequence `i` is the op without `cu_seqlens` on
+    tokens `[cu[i], cu[i + 1])` (clamped into `[0, L]`), started from row `i`
+    of `initial_states` (or zero), walked in segments as above, its final
+    state inserted as row `i`. Chunks never straddle two sequences, so the
+    outputs are the packed op's.
+
     Only ops the split leaves exact are rewritten: an f32 state (an f16
-    state would be rounded at every segment boundary), no `cu_seqlens`
-    (per-sequence states and slots), no empty dimension, and (with a static
-    `L`) more than one segment. With `seq_idx` the outputs equal the whole
+    state would be rounded at every segment boundary; with `cu_seqlens` each
+    sequence is then one op), no empty dimension, and (with a static `L`
+    and no `cu_seqlens`) more than one segment. With `seq_idx` the outputs equal the whole
     sequence's (a zero may differ in sign where a reset meets a segment
     boundary: the whole sequence multiplies the state by zero there, the
     segment starts from zero). Batch and length may be dynamic. Others are left
