@@ -18,7 +18,7 @@ those tokens), and with --cu-seqlens S,... it is varlen: the NumPy anchor
 takes neither, so its rows are left out, and the compiled path is also
 timed on the whole sequence at once (--segment-chunks 0) beside its
 default segments; the file is then <date>-<short commit>-cpu-seq-idx.json
-or -cpu-cu-seqlens.json.
+or -cpu-cu-seqlens-s<sequences>.json.
 
   bench/cpu_bench.py [--build build] [--seqlen 4096] [--chunk-size 128]
                      [--seq-idx-cuts T,... | --cu-seqlens S,...]
@@ -147,7 +147,8 @@ def main():
                   cores=os.cpu_count(), date=date, flops_per_call=flops,
                   rows=rows)
     suffix = ("-cpu-seq-idx" if args.seq_idx_cuts else
-              "-cpu-cu-seqlens" if args.cu_seqlens else "-cpu")
+              "-cpu-cu-seqlens-s%d" % (len(args.cu_seqlens.split(",")) - 1)
+              if args.cu_seqlens else "-cpu")
     path = os.path.join(ROOT, "bench", "results",
                         "%s-%s%s.json" % (date, commit, suffix))
     os.makedirs(os.path.dirname(path), exist_ok=True)
