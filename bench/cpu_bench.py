@@ -3,7 +3,10 @@
 
 Builds a random case of the Mamba-2 2.7B layer shape (h=80, p=64, n=128,
 g=1; f32; D per head, dt_bias, softplus) with ssd-make-case, times the
-compiled CPU path with ssd-run (one thread and --threads N), the anchor
+compiled CPU path with ssd-run (one thread and --threads N; a kernel
+specialised on the case's shape), the same kernel as an embedding caller
+reaches it (bench/embedded_ssd.py: the public NumPy entry point, batch and
+length dynamic, through the C API; rows cpu-embedded), the anchor
 (bench/numpy_ssd.py: the chunked algorithm in NumPy on OpenBLAS, one thread
 and N) and the independent plain loop-nest reference (ssd-run --reference)
 on the same case in the same run, and writes
@@ -68,6 +71,23 @@ def numpy_anchor(case, chunk, repeat, threads):
     return row["ms"], row["max_rel_err"]
 
 
+def embedded(bin_dir, case, chunk, repeat, threads):
+    """The kernel through the public NumPy entry point (bench/embedded_ssd.py):
+    dynamic batch and length, the C API, $SSD_MLIR_CPU_THREADS threads."""
+    env = dict(os.environ, SSD_MLIR_CPU_THREADS=str(threads if threads > 1 else 0),
+               SSD_MLIR_LIB=os.path.join(os.path.dirname(bin_dir), "lib"))
+    out = subprocess.run([sys.executable,
+                          os.path.join(ROOT, "bench", "embedded_ssd.py"),
+                          "--case", case, "--chunk-size", str(chunk),
+                          "--repeat", str(repeat)],
+                         capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        sys.exit("cpu_bench: embedded_ssd.py failed (%d):\n%s%s" %
+                 (out.returncode, out.stdout, out.stderr))
+    row = json.loads(out.stdout.strip().splitlines()[-1])
+    return row["ms"], row["max_rel_err"]
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
@@ -109,6 +129,9 @@ def main():
             packing)
         variants = [("cpu", 1, []),
                     ("cpu", args.threads, ["--threads", str(args.threads)])]
+        if not args.cu_seqlens:
+            variants += [("cpu-embedded", 1, "embedded"),
+                         ("cpu-embedded", args.threads, "embedded")]
         if packing:
             variants += [("cpu-whole-sequence", 1, ["--segment-chunks", "0"])]
         else:
@@ -120,6 +143,8 @@ def main():
             repeat = 1 if strategy.startswith("reference") else args.repeat
             if extra is None:
                 ms, err = numpy_anchor(case, q, repeat, threads)
+            elif extra == "embedded":
+                ms, err = embedded(bin_dir, case, q, repeat, threads)
             else:
                 ms, err = timed(bin_dir, case, q, repeat, extra)
             rows.append(dict(strategy=strategy, threads=threads, batch=1,
@@ -135,10 +160,10 @@ def main():
     anchor = {r["threads"]: r["ms"] for r in rows
               if r["strategy"] == "numpy-openblas"}
     for r in rows:
-        if r["strategy"] == "cpu" and r["threads"] in anchor:
+        if r["strategy"] in ("cpu", "cpu-embedded") and r["threads"] in anchor:
             r["ratio_to_numpy"] = r["ms"] / anchor[r["threads"]]
-            print("cpu threads=%d: %.2fx the NumPy time" %
-                  (r["threads"], r["ratio_to_numpy"]))
+            print("%s threads=%d: %.2fx the NumPy time" %
+                  (r["strategy"], r["threads"], r["ratio_to_numpy"]))
 
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip() or "unknown"

@@ -62,28 +62,39 @@ func.func @initial_states(%x: tensor<1x128x2x4xf32>, %dt: tensor<1x128x2xf32>, %
 
 // -----
 
-// A dynamic batch and length: L / 64 whole segments of two 32-token chunks,
-// then one op on the L mod 64 tokens after them (none when L is a multiple
-// of 64: an op over no tokens keeps its initial state). The zero state takes
-// x's batch.
+// A dynamic batch and length: a loop over the batch rows (each then a
+// layer of one static row), and in each row L / 64 whole segments of two
+// 32-token chunks, then one op on the L mod 64 tokens after them (none when
+// L is a multiple of 64: an op over no tokens keeps its initial state). Each
+// row starts from a zero state of one row; its final state is inserted as
+// its row.
 // CHECK-LABEL: func.func @dynamic
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<?x?x2x4xf32>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<1x2x4x8xf32>
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[B:.*]] = tensor.dim %[[X]], %[[C0]]
 // CHECK-DAG: %[[L:.*]] = tensor.dim %[[X]], %[[C1]]
+// CHECK-DAG: %[[FINALS:.*]] = tensor.empty(%[[B]]) : tensor<?x2x4x8xf32>
+// CHECK-DAG: %[[EMPTY:.*]] = tensor.empty(%[[B]], %[[L]]) : tensor<?x?x2x4xf32>
+// CHECK: %[[ROWS:.*]]:2 = scf.for %[[R:.*]] = %[[C0]] to %[[B]] step %[[C1]] iter_args(%[[YACC:.*]] = %[[EMPTY]], %[[FACC:.*]] = %[[FINALS]])
 // CHECK-DAG: %[[WHOLE:.*]] = arith.divui %[[L]], %[[C64]]
 // CHECK-DAG: %[[START:.*]] = arith.muli %[[WHOLE]], %[[C64]]
-// CHECK-DAG: %[[B:.*]] = tensor.dim %[[X]], %[[C0]]
-// CHECK-DAG: %[[ZERO:.*]] = tensor.splat %{{.*}}[%[[B]]] : tensor<?x2x4x8xf32>
-// CHECK: %[[LOOP:.*]]:2 = scf.for %{{.*}} = %[[C0]] to %[[WHOLE]] step %[[C1]] iter_args(%{{.*}} = %{{.*}}, %[[ST:.*]] = %[[ZERO]])
-// CHECK: ssd.combined x(%{{.*}} : tensor<?x64x2x4xf32>) {{.*}} initial_states(%[[ST]] : tensor<?x2x4x8xf32>) {chunk_size = 32 : i64} -> tensor<?x64x2x4xf32>, tensor<?x2x4x8xf32>
+// CHECK: %[[LOOP:.*]]:2 = scf.for %[[S:.*]] = %[[C0]] to %[[WHOLE]] step %[[C1]] iter_args(%{{.*}} = %[[YACC]], %[[ST:.*]] = %[[ZERO]])
+// CHECK: %[[OFF:.*]] = arith.muli %[[S]], %[[C64]]
+// CHECK: tensor.extract_slice %[[X]][%[[R]], %[[OFF]], 0, 0] [1, 64, 2, 4] [1, 1, 1, 1] : tensor<?x?x2x4xf32> to tensor<1x64x2x4xf32>
+// CHECK: ssd.combined x(%{{.*}} : tensor<1x64x2x4xf32>) {{.*}} initial_states(%[[ST]] : tensor<1x2x4x8xf32>) {chunk_size = 32 : i64} -> tensor<1x64x2x4xf32>, tensor<1x2x4x8xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%[[R]], %[[OFF]], 0, 0] [1, 64, 2, 4]
 // CHECK: } {ssd.segment_loop}
 // CHECK: %[[REST:.*]] = arith.subi %[[L]], %[[START]]
-// CHECK: %[[XT:.*]] = tensor.extract_slice %[[X]][0, %[[START]], 0, 0] [%{{.*}}, %[[REST]], 2, 4] [1, 1, 1, 1]
-// CHECK: %[[YT:.*]], %[[FST:.*]] = ssd.combined x(%[[XT]] : tensor<?x?x2x4xf32>) {{.*}} initial_states(%[[LOOP]]#1 : tensor<?x2x4x8xf32>)
-// CHECK: %[[Y:.*]] = tensor.insert_slice %[[YT]] into %[[LOOP]]#0[0, %[[START]], 0, 0]
-// CHECK: return %[[Y]], %[[FST]]
+// CHECK: %[[XT:.*]] = tensor.extract_slice %[[X]][%[[R]], %[[START]], 0, 0] [1, %[[REST]], 2, 4] [1, 1, 1, 1]
+// CHECK: %[[YT:.*]], %[[FST:.*]] = ssd.combined x(%[[XT]] : tensor<1x?x2x4xf32>) {{.*}} initial_states(%[[LOOP]]#1 : tensor<1x2x4x8xf32>)
+// CHECK: %[[Y:.*]] = tensor.insert_slice %[[YT]] into %[[LOOP]]#0[%[[R]], %[[START]], 0, 0]
+// CHECK: %[[F:.*]] = tensor.insert_slice %[[FST]] into %[[FACC]][%[[R]], 0, 0, 0] [1, 2, 4, 8]
+// CHECK: scf.yield %[[Y]], %[[F]]
+// CHECK: } {ssd.sequence_loop}
+// CHECK: return %[[ROWS]]#0, %[[ROWS]]#1
 func.func @dynamic(%x: tensor<?x?x2x4xf32>, %dt: tensor<?x?x2xf32>, %A: tensor<2xf32>, %B: tensor<?x?x1x8xf32>, %C: tensor<?x?x1x8xf32>) -> (tensor<?x?x2x4xf32>, tensor<?x2x4x8xf32>) {
   %y, %fs = ssd.combined x(%x : tensor<?x?x2x4xf32>) dt(%dt : tensor<?x?x2xf32>) A(%A : tensor<2xf32>) B(%B : tensor<?x?x1x8xf32>) C(%C : tensor<?x?x1x8xf32>) {chunk_size = 32 : i64} -> tensor<?x?x2x4xf32>, tensor<?x2x4x8xf32>
   return %y, %fs : tensor<?x?x2x4xf32>, tensor<?x2x4x8xf32>
@@ -225,18 +236,38 @@ func.func @seq_idx(%xl: tensor<2x200x2x4xf32>, %dtl: tensor<2x200x2xf32>, %A: te
 // and then their op keeps its start state and nothing reads seq_idx past
 // the end: the start state is selected only where they hold a token.
 // CHECK-LABEL: func.func @seq_idx_dynamic
-// CHECK-SAME: %[[SI:[a-z0-9]+]]: tensor<?x?xi32>
+// CHECK-SAME: %[[SI:[a-z0-9]+]]: tensor<2x?xi32>
 // CHECK: %[[LOOP:.*]]:2 = scf.for
 // CHECK: } {ssd.segment_loop}
 // CHECK: %[[REST:.*]] = arith.subi %{{.*}}, %[[START:.*]] : index
 // CHECK: %[[ANY:.*]] = arith.cmpi sgt, %[[REST]], %c0 : index
-// CHECK-NEXT: %[[FROM:.*]] = scf.if %[[ANY]] -> (tensor<?x2x4x8xf32>) {
-// CHECK: tensor.extract_slice %[[SI]][0, %[[START]]] [%{{.*}}, 1] [1, 1]
+// CHECK-NEXT: %[[FROM:.*]] = scf.if %[[ANY]] -> (tensor<2x2x4x8xf32>) {
+// CHECK: tensor.extract_slice %[[SI]][0, %[[START]]] [2, 1] [1, 1]
 // CHECK: linalg.generic
 // CHECK: } else {
-// CHECK-NEXT: scf.yield %[[LOOP]]#1 : tensor<?x2x4x8xf32>
-// CHECK: ssd.combined {{.*}} initial_states(%[[FROM]] : tensor<?x2x4x8xf32>)
-func.func @seq_idx_dynamic(%xl: tensor<?x?x2x4xf32>, %dtl: tensor<?x?x2xf32>, %A: tensor<2xf32>, %Bl: tensor<?x?x1x8xf32>, %Cl: tensor<?x?x1x8xf32>, %si: tensor<?x?xi32>) -> (tensor<?x?x2x4xf32>, tensor<?x2x4x8xf32>) {
-  %y, %fs = ssd.combined x(%xl : tensor<?x?x2x4xf32>) dt(%dtl : tensor<?x?x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<?x?x1x8xf32>) C(%Cl : tensor<?x?x1x8xf32>) seq_idx(%si : tensor<?x?xi32>) {chunk_size = 32 : i64} -> tensor<?x?x2x4xf32>, tensor<?x2x4x8xf32>
-  return %y, %fs : tensor<?x?x2x4xf32>, tensor<?x2x4x8xf32>
+// CHECK-NEXT: scf.yield %[[LOOP]]#1 : tensor<2x2x4x8xf32>
+// CHECK: ssd.combined {{.*}} initial_states(%[[FROM]] : tensor<2x2x4x8xf32>)
+func.func @seq_idx_dynamic(%xl: tensor<2x?x2x4xf32>, %dtl: tensor<2x?x2xf32>, %A: tensor<2xf32>, %Bl: tensor<2x?x1x8xf32>, %Cl: tensor<2x?x1x8xf32>, %si: tensor<2x?xi32>) -> (tensor<2x?x2x4xf32>, tensor<2x2x4x8xf32>) {
+  %y, %fs = ssd.combined x(%xl : tensor<2x?x2x4xf32>) dt(%dtl : tensor<2x?x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<2x?x1x8xf32>) C(%Cl : tensor<2x?x1x8xf32>) seq_idx(%si : tensor<2x?xi32>) {chunk_size = 32 : i64} -> tensor<2x?x2x4xf32>, tensor<2x2x4x8xf32>
+  return %y, %fs : tensor<2x?x2x4xf32>, tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// A dynamic batch with seq_idx, initial states and an f16 state: a loop
+// over the rows, each one op (segments would round the state at their
+// boundaries) on its row, from its row of the initial states, with its row
+// of seq_idx copied dense.
+// CHECK-LABEL: func.func @rows_seq_idx_f16
+// CHECK-SAME: %[[INIT:[a-z0-9]+]]: tensor<?x2x4x8xf16>, %[[SI:[a-z0-9]+]]: tensor<?x?xi32>
+// CHECK: scf.for %[[R:.*]] = %c0 to %{{.*}} step %c1
+// CHECK-NOT: scf.for
+// CHECK-DAG: %[[ROW:.*]] = tensor.extract_slice %[[INIT]][%[[R]], 0, 0, 0] [1, 2, 4, 8] [1, 1, 1, 1] : tensor<?x2x4x8xf16> to tensor<1x2x4x8xf16>
+// CHECK-DAG: %[[IDS:.*]] = tensor.extract_slice %[[SI]][%[[R]], 0] [1, %{{.*}}] [1, 1] : tensor<?x?xi32> to tensor<1x?xi32>
+// CHECK: %[[OWN:.*]] = linalg.copy ins(%[[IDS]] : tensor<1x?xi32>)
+// CHECK: ssd.combined {{.*}} initial_states(%[[ROW]] : tensor<1x2x4x8xf16>) seq_idx(%[[OWN]] : tensor<1x?xi32>) {chunk_size = 32 : i64, state_type = f16} -> tensor<1x?x2x4xf32>, tensor<1x2x4x8xf16>
+// CHECK: } {ssd.sequence_loop}
+func.func @rows_seq_idx_f16(%xl: tensor<?x?x2x4xf32>, %dtl: tensor<?x?x2xf32>, %A: tensor<2xf32>, %Bl: tensor<?x?x1x8xf32>, %Cl: tensor<?x?x1x8xf32>, %init: tensor<?x2x4x8xf16>, %si: tensor<?x?xi32>) -> (tensor<?x?x2x4xf32>, tensor<?x2x4x8xf16>) {
+  %y, %fs = ssd.combined x(%xl : tensor<?x?x2x4xf32>) dt(%dtl : tensor<?x?x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<?x?x1x8xf32>) C(%Cl : tensor<?x?x1x8xf32>) initial_states(%init : tensor<?x2x4x8xf16>) seq_idx(%si : tensor<?x?xi32>) {chunk_size = 32 : i64, state_type = f16} -> tensor<?x?x2x4xf32>, tensor<?x2x4x8xf16>
+  return %y, %fs : tensor<?x?x2x4xf32>, tensor<?x2x4x8xf16>
 }
