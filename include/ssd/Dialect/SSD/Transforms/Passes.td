@@ -81,9 +81,15 @@ def SSDSplitSequence : Pass<"ssd-split-sequence"> {
     state inserted as row `i`. Chunks never straddle two sequences, so the
     outputs are the packed op's.
 
+    An op whose batch is dynamic (the C API's layers) becomes an `scf.for`
+    over its batch rows in the same way (`ssd.sequence_loop`), each row a
+    layer of one static row: the rows are independent, and the CPU
+    backend's chunk loops then run over a row's chunks and heads, where a
+    dynamic batch loop of one row would keep them on one thread.
+
     Only ops the split leaves exact are rewritten: an f32 state (an f16
-    state would be rounded at every segment boundary; with `cu_seqlens` each
-    sequence is then one op), no empty dimension, and (with a static `L`
+    state would be rounded at every segment boundary; with `cu_seqlens` or
+    a dynamic batch each sequence or row is then one op), no empty dimension, and (with a static `L`
     and no `cu_seqlens`) more than one segment. With `seq_idx` the outputs equal the whole
     sequence's (a zero may differ in sign where a reset meets a segment
     boundary: the whole sequence multiplies the state by zero there, the
