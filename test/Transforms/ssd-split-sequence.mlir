@@ -199,9 +199,9 @@ func.func @left_alone(%x: tensor<1x64x2x4xf32>, %dt: tensor<1x64x2xf32>, %A: ten
 
 // -----
 
-// seq_idx: each segment takes its slice of seq_idx, copied into a tensor of
-// its own (gathers from a strided slice would read the wrong batch row), and
-// starts from the previous segment's final state where the token before its
+// seq_idx: each segment takes its slice of seq_idx (a strided window of
+// the (b, L) operand: the CPU backend's gathers from it are indexed by its
+// strides, ssd-cpu-strided-gathers), and starts from the previous segment's final state where the token before its
 // first is of the same sequence, else from zero (the reset the segment's op
 // cannot see; the first segment compares token 0 with itself).
 // CHECK-LABEL: func.func @seq_idx
@@ -216,14 +216,13 @@ func.func @left_alone(%x: tensor<1x64x2x4xf32>, %dt: tensor<1x64x2xf32>, %A: ten
 // CHECK: %[[SAME:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: arith.select %[[SAME]], %{{.*}}, %{{.*}} : f32
 // CHECK: %[[WINDOW:.*]] = tensor.extract_slice %[[SI]][0, %[[OFF]]] [2, 64] [1, 1] : tensor<2x200xi32> to tensor<2x64xi32>
-// CHECK: %[[OWN:.*]] = linalg.copy ins(%[[WINDOW]] : tensor<2x64xi32>)
-// CHECK: ssd.combined {{.*}} initial_states(%[[FROM]] : tensor<2x2x4x8xf32>) seq_idx(%[[OWN]] : tensor<2x64xi32>)
+// CHECK-NOT: linalg.copy
+// CHECK: ssd.combined {{.*}} initial_states(%[[FROM]] : tensor<2x2x4x8xf32>) seq_idx(%[[WINDOW]] : tensor<2x64xi32>)
 // CHECK: } {ssd.segment_loop}
 // The tokens after the whole segments: 192..199, compared with token 191.
 // CHECK: tensor.extract_slice %[[SI]][0, 191] [2, 1] [1, 1]
 // CHECK: tensor.extract_slice %[[SI]][0, 192] [2, 1] [1, 1]
 // CHECK: tensor.extract_slice %[[SI]][0, 192] [2, 8] [1, 1]
-// CHECK: linalg.copy
 // CHECK: ssd.combined {{.*}} seq_idx(%{{.*}} : tensor<2x8xi32>)
 func.func @seq_idx(%xl: tensor<2x200x2x4xf32>, %dtl: tensor<2x200x2xf32>, %A: tensor<2xf32>, %Bl: tensor<2x200x1x8xf32>, %Cl: tensor<2x200x1x8xf32>, %si: tensor<2x200xi32>) -> (tensor<2x200x2x4xf32>, tensor<2x2x4x8xf32>) {
   %y, %fs = ssd.combined x(%xl : tensor<2x200x2x4xf32>) dt(%dtl : tensor<2x200x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<2x200x1x8xf32>) C(%Cl : tensor<2x200x1x8xf32>) seq_idx(%si : tensor<2x200xi32>) {chunk_size = 32 : i64} -> tensor<2x200x2x4xf32>, tensor<2x2x4x8xf32>
@@ -257,15 +256,14 @@ func.func @seq_idx_dynamic(%xl: tensor<2x?x2x4xf32>, %dtl: tensor<2x?x2xf32>, %A
 // A dynamic batch with seq_idx, initial states and an f16 state: a loop
 // over the rows, each one op (segments would round the state at their
 // boundaries) on its row, from its row of the initial states, with its row
-// of seq_idx copied dense.
+// of seq_idx.
 // CHECK-LABEL: func.func @rows_seq_idx_f16
 // CHECK-SAME: %[[INIT:[a-z0-9]+]]: tensor<?x2x4x8xf16>, %[[SI:[a-z0-9]+]]: tensor<?x?xi32>
 // CHECK: scf.for %[[R:.*]] = %c0 to %{{.*}} step %c1
 // CHECK-NOT: scf.for
 // CHECK-DAG: %[[ROW:.*]] = tensor.extract_slice %[[INIT]][%[[R]], 0, 0, 0] [1, 2, 4, 8] [1, 1, 1, 1] : tensor<?x2x4x8xf16> to tensor<1x2x4x8xf16>
 // CHECK-DAG: %[[IDS:.*]] = tensor.extract_slice %[[SI]][%[[R]], 0] [1, %{{.*}}] [1, 1] : tensor<?x?xi32> to tensor<1x?xi32>
-// CHECK: %[[OWN:.*]] = linalg.copy ins(%[[IDS]] : tensor<1x?xi32>)
-// CHECK: ssd.combined {{.*}} initial_states(%[[ROW]] : tensor<1x2x4x8xf16>) seq_idx(%[[OWN]] : tensor<1x?xi32>) {chunk_size = 32 : i64, state_type = f16} -> tensor<1x?x2x4xf32>, tensor<1x2x4x8xf16>
+// CHECK: ssd.combined {{.*}} initial_states(%[[ROW]] : tensor<1x2x4x8xf16>) seq_idx(%[[IDS]] : tensor<1x?xi32>) {chunk_size = 32 : i64, state_type = f16} -> tensor<1x?x2x4xf32>, tensor<1x2x4x8xf16>
 // CHECK: } {ssd.sequence_loop}
 func.func @rows_seq_idx_f16(%xl: tensor<?x?x2x4xf32>, %dtl: tensor<?x?x2xf32>, %A: tensor<2xf32>, %Bl: tensor<?x?x1x8xf32>, %Cl: tensor<?x?x1x8xf32>, %init: tensor<?x2x4x8xf16>, %si: tensor<?x?xi32>) -> (tensor<?x?x2x4xf32>, tensor<?x2x4x8xf16>) {
   %y, %fs = ssd.combined x(%xl : tensor<?x?x2x4xf32>) dt(%dtl : tensor<?x?x2xf32>) A(%A : tensor<2xf32>) B(%Bl : tensor<?x?x1x8xf32>) C(%Cl : tensor<?x?x1x8xf32>) initial_states(%init : tensor<?x2x4x8xf16>) seq_idx(%si : tensor<?x?xi32>) {chunk_size = 32 : i64, state_type = f16} -> tensor<?x?x2x4xf32>, tensor<?x2x4x8xf16>

@@ -84,6 +84,26 @@ def SSDCPULowerVectors : Pass<"ssd-cpu-lower-vectors", "::mlir::func::FuncOp"> {
   ];
 }
 
+def SSDCPUStridedGathers : Pass<"ssd-cpu-strided-gathers", "::mlir::func::FuncOp"> {
+  let summary = "Index the vector gathers from strided buffers by their strides";
+  let description = [{
+    Runs after bufferization. linalg's vectorizer writes a gather as a
+    `vector.gather` from its source at `[0, ..., 0]` whose lane offsets are
+    the element positions linearized over the source's shape, and the LLVM
+    lowering adds them to the base element's address: right only for a
+    dense row-major buffer. For every gather from a buffer whose layout is
+    not known to be dense (a subview of a larger buffer, a dynamic strided
+    layout), each lane's position (base indices and lane offset) is
+    delinearized over the buffer's sizes and linearized again with its
+    strides, and the gather reads from `[0, ..., 0]` at those offsets.
+    Gathers from dense buffers are left as they are.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def SSDCPUHoistSegmentBuffers : Pass<"ssd-cpu-hoist-segment-buffers", "::mlir::func::FuncOp"> {
   let summary = "Allocate a segment loop's temporaries once, before the loop";
   let description = [{

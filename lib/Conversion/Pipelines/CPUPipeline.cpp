@@ -7,6 +7,7 @@
 //      products, vector elementwise ops (on tensors)
 //   -> empty-tensor elimination (y written in place into the output)
 //   -> one-shot bufferize (function boundaries, identity layouts)
+//   -> ssd-cpu-strided-gathers (gathers from slices indexed by strides)
 //   -> the segment loop's temporaries allocated once, before it
 //   -> ssd-cpu-lower-vectors (FMAs, polynomial exp/log1p), linalg to loops
 //   -> buffer deallocation -> [parallel: scf.forall -> async runtime]
@@ -112,6 +113,8 @@ void ssd::buildCPUPipeline(OpPassManager &pm,
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
+  // Gathers from slices of larger buffers: lane offsets from the strides.
+  pm.addNestedPass<func::FuncOp>(createSSDCPUStridedGathers());
   pm.addNestedPass<func::FuncOp>(createSSDCPUHoistSegmentBuffers());
   if (options.vectorize)
     pm.addNestedPass<func::FuncOp>(createSSDCPULowerVectors());

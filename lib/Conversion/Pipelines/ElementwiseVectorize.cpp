@@ -60,11 +60,10 @@ void ssd::cpu::tileAndVectorizeElementwise(RewriterBase &rewriter,
   if (ranges.empty() || ShapedType::isDynamic(ranges.back()) ||
       hasEmptyLoop(op) || !hasVectorizableExtracts(op))
     return;
-  // A one-element vector gains nothing, and for a gather LLVM 22's
-  // vectorizer then emits vector.gather with an index linearized over the
-  // source tensor's shape: wrong once the source is bufferized as a strided
-  // slice (rows past the first read another row's tokens; a sequence
-  // segment's B tiles with dstate 1). Such ops stay scalar.
+  // A one-element vector gains nothing: such ops stay scalar. (Their
+  // gathers were also where a linearized index first read another row of a
+  // strided slice; ssd-cpu-strided-gathers now indexes every gather from a
+  // strided buffer by its strides, checked with this rule off.)
   if (ranges.back() == 1)
     return;
   int64_t inner = std::min(width, ranges.back());

@@ -62,7 +62,7 @@ struct SliceBounds {
                                          : b.getIndexAttr(0));
       sizes.push_back(d == 0 && w.rows ? w.rows
                       : d == 1         ? w.tokens
-                                       : tensor::getMixedSize(b, loc, operand, d));
+                               : tensor::getMixedSize(b, loc, operand, d));
       strides.push_back(b.getIndexAttr(1));
     }
   }
@@ -77,28 +77,13 @@ Value windowSlice(OpBuilder &b, Location loc, Value operand, const Window &w) {
                                         s.strides);
 }
 
-/// `slice` copied into a tensor of its own (null stays null). The lowering
-/// reads seq_idx by gathers whose indices are not contiguous; LLVM 22's
-/// vectorizer turns such gathers into vector.gather with an index
-/// linearized over the tensor's shape, which reads the wrong row of a
-/// strided slice once bufferized (the batch rows of a token window are
-/// L elements apart, not the window's length). A copy is dense.
-Value denseCopy(OpBuilder &b, Location loc, Value slice) {
-  if (!slice)
-    return slice;
-  auto type = cast<RankedTensorType>(slice.getType());
-  Value init = tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, slice), type.getElementType());
-  return linalg::CopyOp::create(b, loc, slice, init).getResult(0);
-}
-
 /// The state a segment starting at token `offset` of window `w`'s rows
 /// starts from: `from`, the state after token offset - 1, or with seq_idx
 /// zero in the batch rows where a sequence starts at `offset` (the layer
 /// resets the state where seq_idx changes, and the segment's own op sees no
 /// token before its first). At offset 0 the token compared with is itself.
-Value continuedState(OpBuilder &b, Location loc, Value seqIdx,
-                     const Window &w, OpFoldResult offset, Value from) {
+Value continuedState(OpBuilder &b, Location loc, Value seqIdx, const Window &w,
+                     OpFoldResult offset, Value from) {
   if (!seqIdx)
     return from;
   Value at = getValueOrCreateConstantIndexOp(b, loc, offset);
@@ -161,9 +146,8 @@ Value startState(OpBuilder &b, Location loc, Value seqIdx, const Window &w,
 
 /// `layer` without cu_seqlens on window `w`, started from `from` (null:
 /// zero), its final state of `finalType`.
-CombinedOp emitPart(OpBuilder &b, Location loc, CombinedOp layer,
-                    int64_t chunk, const Window &w, Value from,
-                    Type finalType) {
+CombinedOp emitPart(OpBuilder &b, Location loc, CombinedOp layer, int64_t chunk,
+                    const Window &w, Value from, Type finalType) {
   Value x = windowSlice(b, loc, layer.getX(), w);
   auto xType = cast<RankedTensorType>(x.getType());
   auto yType = cast<RankedTensorType>(layer.getY().getType());
@@ -173,7 +157,7 @@ CombinedOp emitPart(OpBuilder &b, Location loc, CombinedOp layer,
       windowSlice(b, loc, layer.getB(), w),
       windowSlice(b, loc, layer.getC(), w), layer.getD(),
       windowSlice(b, loc, layer.getZ(), w), layer.getDtBias(), from,
-      denseCopy(b, loc, windowSlice(b, loc, layer.getSeqIdx(), w)),
+      windowSlice(b, loc, layer.getSeqIdx(), w),
       /*cu_seqlens=*/Value(), b.getI64IntegerAttr(chunk),
       layer.getDtSoftplusAttr(), layer.getDtLimitAttr(),
       layer.getStateTypeAttr());
@@ -247,10 +231,10 @@ std::pair<Value, Value> emitSegments(OpBuilder &b, Location loc,
               arith::MulIOp::create(
                   nb, l, s, arith::ConstantIndexOp::create(nb, l, segment))
                   .getResult());
-          auto [yNext, stateNext] = emitSegment(
-              nb, l, layer, chunk,
-              w.withTokens(offset, nb.getIndexAttr(segment)), carried[0],
-              carried[1], finalType);
+          auto [yNext, stateNext] =
+              emitSegment(nb, l, layer, chunk,
+                          w.withTokens(offset, nb.getIndexAttr(segment)),
+                          carried[0], carried[1], finalType);
           scf::YieldOp::create(nb, l, ValueRange{yNext, stateNext});
         });
     loop->setAttr(kSegmentLoopAttr, b.getUnitAttr());
@@ -371,8 +355,8 @@ void emitSequenceLoop(
 /// layer's batch row on tokens [cu[i], cu[i + 1]). Chunks never straddle two
 /// sequences, so each sequence is chunked as the packed layer chunks it, and
 /// the outputs are the packed layer's.
-void splitPackedSequences(RewriterBase &rewriter, CombinedOp op,
-                          int64_t chunk, int64_t segment) {
+void splitPackedSequences(RewriterBase &rewriter, CombinedOp op, int64_t chunk,
+                          int64_t segment) {
   Location loc = op.getLoc();
   Value cu = op.getCuSeqlens();
   Value count = arith::SubIOp::create(
@@ -415,11 +399,11 @@ void splitBatchRows(RewriterBase &rewriter, CombinedOp op, int64_t chunk,
   Location loc = op.getLoc();
   Value rows = tensor::DimOp::create(rewriter, loc, op.getX(), 0);
   OpFoldResult length = tensor::getMixedSize(rewriter, loc, op.getX(), 1);
-  emitSequenceLoop(rewriter, op, chunk, segment, rows, rows,
-                   [&](OpBuilder &b, Location l, Value i) {
-                     return Window{i, b.getIndexAttr(1), b.getIndexAttr(0),
-                                   length};
-                   });
+  emitSequenceLoop(
+      rewriter, op, chunk, segment, rows, rows,
+      [&](OpBuilder &b, Location l, Value i) {
+        return Window{i, b.getIndexAttr(1), b.getIndexAttr(0), length};
+      });
 }
 
 } // namespace
