@@ -56,36 +56,33 @@ def timed(bin_dir, case, chunk, repeat, extra):
     return ms, err
 
 
-def numpy_anchor(case, chunk, repeat, threads):
-    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads),
-               OMP_NUM_THREADS=str(threads))
-    out = subprocess.run([sys.executable,
-                          os.path.join(ROOT, "bench", "numpy_ssd.py"),
+def timed_script(script, case, chunk, repeat, env):
+    """Runs bench/<script> on the case; its JSON line's time and error."""
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", script),
                           "--case", case, "--chunk-size", str(chunk),
                           "--repeat", str(repeat)],
-                         capture_output=True, text=True, env=env)
+                         capture_output=True, text=True,
+                         env=dict(os.environ, **env))
     if out.returncode != 0:
-        sys.exit("cpu_bench: numpy_ssd.py failed (%d):\n%s%s" %
-                 (out.returncode, out.stdout, out.stderr))
+        sys.exit("cpu_bench: %s failed (%d):\n%s%s" %
+                 (script, out.returncode, out.stdout, out.stderr))
     row = json.loads(out.stdout.strip().splitlines()[-1])
     return row["ms"], row["max_rel_err"]
+
+
+def numpy_anchor(case, chunk, repeat, threads):
+    return timed_script("numpy_ssd.py", case, chunk, repeat,
+                        dict(OPENBLAS_NUM_THREADS=str(threads),
+                             OMP_NUM_THREADS=str(threads)))
 
 
 def embedded(bin_dir, case, chunk, repeat, threads):
     """The kernel through the public NumPy entry point (bench/embedded_ssd.py):
     dynamic batch and length, the C API, $SSD_MLIR_CPU_THREADS threads."""
-    env = dict(os.environ, SSD_MLIR_CPU_THREADS=str(threads if threads > 1 else 0),
-               SSD_MLIR_LIB=os.path.join(os.path.dirname(bin_dir), "lib"))
-    out = subprocess.run([sys.executable,
-                          os.path.join(ROOT, "bench", "embedded_ssd.py"),
-                          "--case", case, "--chunk-size", str(chunk),
-                          "--repeat", str(repeat)],
-                         capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        sys.exit("cpu_bench: embedded_ssd.py failed (%d):\n%s%s" %
-                 (out.returncode, out.stdout, out.stderr))
-    row = json.loads(out.stdout.strip().splitlines()[-1])
-    return row["ms"], row["max_rel_err"]
+    return timed_script(
+        "embedded_ssd.py", case, chunk, repeat,
+        dict(SSD_MLIR_CPU_THREADS=str(threads if threads > 1 else 0),
+             SSD_MLIR_LIB=os.path.join(os.path.dirname(bin_dir), "lib")))
 
 
 def cpu_model():

@@ -12,30 +12,20 @@ the folder's expected outputs.
 
   SSD_MLIR_LIB=build/lib bench/embedded_ssd.py --case DIR --chunk-size Q [--repeat N]
 """
-import argparse
-import json
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
-from numpy_ssd import load, rel_err  # noqa: E402  (the anchor's metric)
+from numpy_ssd import case_arguments, load, time_and_report  # noqa: E402
 from ssd_mlir import numpy as ssd_numpy  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--case", required=True)
-    ap.add_argument("--chunk-size", type=int, default=128)
-    ap.add_argument("--repeat", type=int, default=5)
-    args = ap.parse_args()
-    with open(os.path.join(args.case, "case.json")) as f:
-        meta = json.load(f)
+    args, meta = case_arguments()
     if "cu_seqlens" in meta.get("inputs", []):
         sys.exit("embedded_ssd: cu_seqlens cases are not timed here "
                  "(mamba_chunk_scan_combined reads them only for varlen states)")
@@ -55,20 +45,8 @@ def main():
     run = lambda: ssd_numpy.mamba_chunk_scan_combined(  # noqa: E731
         floats["x"], floats["dt"], floats["A"], floats["B"], floats["C"],
         args.chunk_size, **kwargs)
-    run()
-    times = []
-    for _ in range(args.repeat):
-        start = time.perf_counter()
-        y, final = run()
-        times.append((time.perf_counter() - start) * 1e3)
-    errors = {}
-    for name, got in (("y", y), ("final_states", final)):
-        want = load(args.case, name)
-        if want is not None:
-            errors[name] = rel_err(got, want)
-    print(json.dumps({"ms": statistics.median(times), "ms_runs": times,
-                      "max_rel_err": max(errors.values()) if errors else None,
-                      "errors": errors}))
+    run()  # compiles the kernel
+    time_and_report(run, args.case, args.repeat)
 
 
 if __name__ == "__main__":

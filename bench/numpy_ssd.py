@@ -80,14 +80,38 @@ def rel_err(got, want):
     return float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30))
 
 
-def main():
+def time_and_report(run, case, repeat):
+    """Times `run` (returning y and the final states) `repeat` times and
+    prints one JSON line: the median time and the largest relative error
+    against the case folder's expected outputs."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        y, final = run()
+        times.append((time.perf_counter() - start) * 1e3)
+    errors = {}
+    for name, got in (("y", y), ("final_states", final)):
+        want = load(case, name)
+        if want is not None:
+            errors[name] = rel_err(got, want)
+    print(json.dumps({"ms": statistics.median(times), "ms_runs": times,
+                      "max_rel_err": max(errors.values()) if errors else None,
+                      "errors": errors}))
+
+
+def case_arguments():
+    """--case, --chunk-size and --repeat, and the case's case.json."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--case", required=True)
     ap.add_argument("--chunk-size", type=int, default=128)
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     with open(os.path.join(args.case, "case.json")) as f:
-        meta = json.load(f)
+        return args, json.load(f)
+
+
+def main():
+    args, meta = case_arguments()
     unsupported = [k for k in ("z", "initial_states", "seq_idx", "cu_seqlens")
                    if k in meta.get("inputs", [])]
     if unsupported:
@@ -99,19 +123,7 @@ def main():
     run = lambda: ssd_chunked(softplus=bool(meta.get("dt_softplus")),
                               dt_limit=meta.get("dt_limit") or (0.0, None),
                               q=args.chunk_size, **inputs)
-    times = []
-    for _ in range(args.repeat):
-        start = time.perf_counter()
-        y, final = run()
-        times.append((time.perf_counter() - start) * 1e3)
-    errors = {}
-    for name, got in (("y", y), ("final_states", final)):
-        want = load(args.case, name)
-        if want is not None:
-            errors[name] = rel_err(got, want)
-    print(json.dumps({"ms": statistics.median(times), "ms_runs": times,
-                      "max_rel_err": max(errors.values()) if errors else None,
-                      "errors": errors}))
+    time_and_report(run, args.case, args.repeat)
 
 
 if __name__ == "__main__":
