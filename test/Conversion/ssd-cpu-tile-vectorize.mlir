@@ -115,9 +115,32 @@ func.func @distribute_by_work(%big: tensor<64x128xf32>, %small: tensor<80x32xf32
 
 // -----
 
+// With threads, a dynamic loop (the chunks of the tokens after a sequence's
+// whole segments, often one) gives way to a static one of more than one
+// iteration: the heads go on the threads.
+// PAR-LABEL: func.func @distribute_static_first
+// PAR: tensor.empty
+// PAR-NEXT: %[[D:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?x80x64xf32>
+// PAR-NEXT: scf.forall (%{{.*}}) in (80)
+// PAR: scf.for %{{.*}} = %c0 to %[[D]] step %c1
+// PAR: arith.mulf
+// PAR: scf.forall.in_parallel
+func.func @distribute_static_first(%x: tensor<?x80x64xf32>) -> tensor<?x80x64xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x80x64xf32>
+  %e = tensor.empty(%n) : tensor<?x80x64xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(c, h, p) -> (c, h, p)>, affine_map<(c, h, p) -> (c, h, p)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<?x80x64xf32>) outs(%e : tensor<?x80x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<?x80x64xf32>
+  return %0 : tensor<?x80x64xf32>
+}
+
+// -----
+
 // An elementwise op whose innermost loop has one iteration stays scalar: a
-// one-element vector gains nothing, and a gather would become a
-// vector.gather indexed as if its source were contiguous.
+// one-element vector gains nothing.
 // CHECK-LABEL: func.func @unit_innermost
 // CHECK-NOT: vector.
 // CHECK: tensor.extract

@@ -79,18 +79,24 @@ linalg::LinalgOp ssd::cpu::distribute(RewriterBase &rewriter,
           allowed.insert(d);
     }
   }
-  SmallVector<int64_t> tiles(ranges.size(), 0);
-  bool found = false;
-  for (auto [d, range] : llvm::enumerate(ranges)) {
-    if (kinds[d] == utils::IteratorType::parallel && range != 1 &&
-        (!contraction || allowed.contains(d))) {
-      tiles[d] = 1;
-      found = true;
-      break;
-    }
-  }
-  if (!found)
+  // The outermost such loop of a known range first: a dynamic one (the
+  // chunks of the tokens after a sequence's whole segments) may well have a
+  // single iteration, which would leave the op on one thread.
+  auto candidate = [&](unsigned d) {
+    return kinds[d] == utils::IteratorType::parallel && ranges[d] != 1 &&
+           (!contraction || allowed.contains(d));
+  };
+  std::optional<unsigned> chosen;
+  for (unsigned d = 0; d < ranges.size() && !chosen; ++d)
+    if (candidate(d) && !ShapedType::isDynamic(ranges[d]))
+      chosen = d;
+  for (unsigned d = 0; d < ranges.size() && !chosen; ++d)
+    if (candidate(d))
+      chosen = d;
+  if (!chosen)
     return op;
+  SmallVector<int64_t> tiles(ranges.size(), 0);
+  tiles[*chosen] = 1;
   rewriter.setInsertionPoint(op);
   scf::SCFTilingOptions options;
   options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
