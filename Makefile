@@ -76,9 +76,14 @@ check-consumer:
 # a fixed seed; failing cases are kept in $(BUILD_DIR)/property-failures
 # with the command that reruns them. See docs/testing.md for the GPU run.
 PROPERTY_CASES ?= 200
+EMBEDDED_PROPERTY_CASES ?= 100
 check-property:
 	$(PYTHON) scripts/fuzz/property_cases.py --bin $(BUILD_DIR)/bin \
 	  --cases $(PROPERTY_CASES) --seed 1 --failures $(BUILD_DIR)/property-failures
+	# The same kind of cases through the Python package's dynamic-shape kernels.
+	$(PYTHON) scripts/fuzz/property_cases.py --bin $(BUILD_DIR)/bin --backend embedded \
+	  --cases $(EMBEDDED_PROPERTY_CASES) --seed 1 \
+	  --failures $(BUILD_DIR)/property-failures-embedded
 
 # The tools, runtime and unit tests built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (SSD_SANITIZE; -O1 keeps the build short), then

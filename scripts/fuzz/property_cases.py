@@ -5,6 +5,7 @@
                       [--failures DIR] [--timeout S]
     property_cases.py --bin DIR --backend gpu --artifacts DIR --prepare ...
     property_cases.py --bin DIR --backend gpu --artifacts DIR
+    property_cases.py --bin DIR --backend embedded [--cases N] ...
 
 Each case is drawn from a fixed seed: sizes (ngroups dividing nheads), the
 batch layout (packed rows, seq_idx cuts, or varlen cu_seqlens with empty
@@ -18,6 +19,13 @@ ssd-run computes both and checks them against the golden bounds (1e-4 f32,
 1.5e-2 bf16 or f16 states, 5e-3 f16). A case fails when ssd-run exits
 non-zero, prints no verdict for an output, or exceeds the time limit.
 Chunk sizes that are not powers of two must be refused with exit status 2.
+
+With --backend embedded the cases run through the Python package's NumPy
+entry point instead (run_embedded_case.py: one kernel per layer with the
+batch and the length dynamic, through the C API, as an embedding caller
+runs it; SSD_MLIR_LIB is --bin's ../lib unless set). Its draws are fitted
+to what that entry point takes: bf16 inputs become f32, states stay f32,
+and cu_seqlens (read there only for varlen states) is dropped.
 
 Failing cases are copied to --failures with repro.sh, the commands that
 rebuild and rerun them; each failure is printed with that command.
@@ -39,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 CPU_CHUNK_EXPONENTS = range(0, 13)  # 1 .. 4096
 GPU_CHUNK_EXPONENTS = range(4, 11)  # 16 .. 1024
 BAD_CHUNK_SIZES = ["3", "5", "24", "100", "4095", "8192"]
@@ -157,7 +166,23 @@ def make_case(args, case, case_dir):
                  % (status, output.strip()))
 
 
+def for_embedded(case):
+    """The case fitted to the NumPy entry point (see the module's help)."""
+    make, run = list(case["make"]), list(case["run"])
+    if "--cu-seqlens" in make:
+        i = make.index("--cu-seqlens")
+        del make[i:i + 2]
+    if "--state-dtype" in run:
+        i = run.index("--state-dtype")
+        del run[i:i + 2]
+    run = ["f32" if flag == "bf16" else flag for flag in run]
+    return dict(case, make=make, run=run)
+
+
 def run_command(args, case, case_dir, artifact_dir=None):
+    if args.backend == "embedded":
+        return [sys.executable, os.path.join(HERE, "run_embedded_case.py"),
+                "--case", case_dir] + case["run"]
     cmd = [os.path.join(args.bin, "ssd-run"), "--case", case_dir] + case["run"]
     if args.backend == "gpu":
         cmd += ["--backend", "gpu", "--artifact", artifact_dir]
@@ -229,7 +254,9 @@ def draw_all(args):
         # Every chunk size comes up within the first len(exponents) cases.
         chosen = [exponents[i % len(exponents)]]
         cases.append(draw_case(rng, "s%d-c%04d" % (args.seed, i), chosen,
-                               cpu=args.backend == "cpu"))
+                               cpu=args.backend != "gpu"))
+    if args.backend == "embedded":
+        cases = [for_embedded(c) for c in cases]
     return cases
 
 
@@ -245,7 +272,8 @@ def run_parallel(args, func, items):
 
 def run_cpu(args):
     with tempfile.TemporaryDirectory(prefix="ssd-property-") as work:
-        failures = check_bad_chunk_sizes(args, work)
+        failures = (check_bad_chunk_sizes(args, work)
+                    if args.backend == "cpu" else [])
         for report in failures:
             print(report, flush=True)
         cases = draw_all(args)
@@ -309,7 +337,8 @@ def main():
                     help="seconds per tool run")
     ap.add_argument("--failures", default="property-failures",
                     help="where failing cases are kept (emptied first)")
-    ap.add_argument("--backend", choices=["cpu", "gpu"], default="cpu")
+    ap.add_argument("--backend", choices=["cpu", "gpu", "embedded"],
+                    default="cpu")
     ap.add_argument("--artifacts", help="gpu: folder of the cases and artifacts")
     ap.add_argument("--prepare", action="store_true",
                     help="gpu: write the cases and compile their artifacts")
@@ -327,8 +356,11 @@ def main():
         if not os.access(os.path.join(args.bin, tool), os.X_OK):
             ap.error("%s not found in %s" % (tool, args.bin))
     shutil.rmtree(args.failures, ignore_errors=True)
+    if args.backend == "embedded":
+        os.environ.setdefault("SSD_MLIR_LIB", os.path.join(
+            os.path.dirname(os.path.abspath(args.bin)), "lib"))
 
-    if args.backend == "cpu":
+    if args.backend in ("cpu", "embedded"):
         count, failures = run_cpu(args)
     elif args.prepare:
         count, failures = prepare_gpu(args)
