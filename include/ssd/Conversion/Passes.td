@@ -108,8 +108,11 @@ def SSDCPUHoistSegmentBuffers : Pass<"ssd-cpu-hoist-segment-buffers", "::mlir::f
   let summary = "Allocate a segment loop's temporaries once, before the loop";
   let description = [{
     Runs after bufferization. In every `scf.for` that `ssd-split-sequence`
-    made (marked `ssd.segment_loop`), first moves the loop-invariant pure
-    ops out (the sizes of a dynamic batch), then moves before the loop each
+    made (marked `ssd.segment_loop`, and, around those, `ssd.sequence_loop`
+    over the sequences or rows, inner loops first: what a segment loop
+    hoisted moves out of the sequence loop too, unless its size is the
+    sequence's), first moves the loop-invariant pure ops out (the sizes of
+    a dynamic batch), then moves before the loop each
     `memref.alloc` that sits directly in the loop body (not in a nested loop
     or region, where a parallel loop's iterations each need their own),
     whose sizes are defined outside the loop, and whose buffer neither

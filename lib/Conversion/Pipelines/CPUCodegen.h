@@ -35,9 +35,10 @@ bool hasEmptyLoop(mlir::linalg::LinalgOp op);
 /// is not worth distributing over threads.
 constexpr int64_t kMinParallelWork = 4096;
 
-/// Distributes the outermost non-unit parallel loop of `op` over an
-/// scf.forall; returns the op inside it (or `op`). Ops with fewer than
-/// kMinParallelWork iterations stay as they are.
+/// Distributes the outermost non-unit parallel loop of `op` (of a known
+/// range where there is one) over an scf.forall; returns the op inside it
+/// (or `op`). Ops with fewer than kMinParallelWork iterations stay as they
+/// are.
 mlir::linalg::LinalgOp distribute(mlir::RewriterBase &rewriter,
                                   mlir::linalg::LinalgOp op);
 

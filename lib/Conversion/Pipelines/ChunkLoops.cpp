@@ -30,15 +30,16 @@ bool insideLoop(Operation *op) {
 
 } // namespace
 
-/// Tiles the outermost parallel loop of `op` whose range is not 1 by 1 with
-/// an scf.forall (the chunk loop of the products, the token loop of the
-/// scatter, the head loop of a state-passing step), so that the iterations
-/// can run on several threads. Returns the op to tile further: the one
-/// inside the forall, or `op` itself.
 bool ssd::cpu::hasEmptyLoop(linalg::LinalgOp op) {
   return llvm::is_contained(op.getStaticLoopRanges(), 0);
 }
 
+/// Tiles the outermost parallel loop of `op` whose range is not 1 (one of a
+/// known range first) by 1 with an scf.forall (the chunk loop of the
+/// products, the token loop of the scatter, the head loop of a
+/// state-passing step), so that the iterations can run on several threads.
+/// Returns the op to tile further: the one inside the forall, or `op`
+/// itself.
 linalg::LinalgOp ssd::cpu::distribute(RewriterBase &rewriter,
                                       linalg::LinalgOp op) {
   // Already in a parallel chunk loop: one level of threads is enough.

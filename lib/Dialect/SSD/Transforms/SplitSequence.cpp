@@ -259,6 +259,13 @@ std::pair<Value, Value> emitSegments(OpBuilder &b, Location loc,
                      state, finalType);
 }
 
+/// An empty tensor for `layer`'s y, shaped like its x.
+Value emptyOutput(OpBuilder &b, Location loc, CombinedOp layer) {
+  return tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, layer.getX()),
+      cast<RankedTensorType>(layer.getY().getType()).getElementType());
+}
+
 /// A zero f32 state of `sizes`.
 Value zeroState(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
   return tensor::SplatOp::create(
@@ -274,8 +281,8 @@ bool hasEmptyDimension(CombinedOp op) {
          llvm::is_contained(bType.getShape(), 0);
 }
 
-/// Row `i` of a (s, ...) tensor as a (1, ...) tensor of `rowType`, or
-/// `into` with such a row inserted as its row `i`.
+/// The bounds of row `i` of a (s, ...) tensor whose rows are `rowType`
+/// (1, ...), for extractRow and insertRow.
 SliceBounds rowBounds(OpBuilder &b, RankedTensorType rowType, Value i) {
   SliceBounds s;
   for (int64_t d = 0; d < rowType.getRank(); ++d) {
@@ -285,12 +292,16 @@ SliceBounds rowBounds(OpBuilder &b, RankedTensorType rowType, Value i) {
   }
   return s;
 }
+
+/// Row `i` of a (s, ...) tensor, as a tensor of `rowType`.
 Value extractRow(OpBuilder &b, Location loc, Value tensor, Value i,
                  RankedTensorType rowType) {
   SliceBounds s = rowBounds(b, rowType, i);
   return tensor::ExtractSliceOp::create(b, loc, rowType, tensor, s.offsets,
                                         s.sizes, s.strides);
 }
+
+/// `into` with `row` (1, ...) inserted as its row `i`.
 Value insertRow(OpBuilder &b, Location loc, Value row, Value into, Value i) {
   SliceBounds s = rowBounds(b, cast<RankedTensorType>(row.getType()), i);
   return tensor::InsertSliceOp::create(b, loc, row, into, s.offsets, s.sizes,
@@ -316,10 +327,7 @@ void emitSequenceLoop(
   SmallVector<int64_t> rowShape(finalType.getShape());
   rowShape[0] = 1;
   auto rowType = RankedTensorType::get(rowShape, finalType.getElementType());
-  auto yType = cast<RankedTensorType>(op.getY().getType());
-  Value y = tensor::EmptyOp::create(
-      rewriter, loc, tensor::getMixedSizes(rewriter, loc, op.getX()),
-      yType.getElementType());
+  Value y = emptyOutput(rewriter, loc, op);
   bool segments = op.getStateElementType().isF32();
   Value zero;
   if (segments && !op.getInitialStates())
@@ -441,10 +449,7 @@ LogicalResult ssd::splitSequence(RewriterBase &rewriter, CombinedOp op,
       sizes.push_back(rewriter.getIndexAttr(stateType.getDimSize(d)));
     state = zeroState(rewriter, loc, sizes);
   }
-  auto yType = cast<RankedTensorType>(op.getY().getType());
-  Value y = tensor::EmptyOp::create(
-      rewriter, loc, tensor::getMixedSizes(rewriter, loc, op.getX()),
-      yType.getElementType());
+  Value y = emptyOutput(rewriter, loc, op);
   Window all = {OpFoldResult(), OpFoldResult(), rewriter.getIndexAttr(0),
                 tensor::getMixedSize(rewriter, loc, op.getX(), 1)};
   auto [yOut, final] = emitSegments(rewriter, loc, op, chunk, segment, all, y,

@@ -33,15 +33,18 @@ void populateSSDFusePatterns(mlir::RewritePatternSet &patterns,
 /// backend allocates its body's temporaries once, before it).
 constexpr llvm::StringLiteral kSegmentLoopAttr = "ssd.segment_loop";
 
-/// Marks the scf.for over the sequences of a cu_seqlens layer that
-/// ssd-split-sequence builds (the CPU backend allocates the temporaries of
-/// the segment loops in its body once, before it).
+/// Marks the scf.for that ssd-split-sequence builds over the sequences of a
+/// cu_seqlens layer or the rows of a dynamic batch (the CPU backend
+/// allocates the temporaries of the segment loops in its body once, before
+/// it).
 constexpr llvm::StringLiteral kSequenceLoopAttr = "ssd.sequence_loop";
 
 /// Rewrites `op` into a loop over segments of `segmentChunks` chunks of
 /// `chunkSize` tokens (0: the op's chunk_size) carrying the state, and one op
-/// on the tokens after them (see ssd-split-sequence). Fails, leaving `op` as
-/// it is, where the split would not be exact or there is one segment.
+/// on the tokens after them; with cu_seqlens or a dynamic batch, into a loop
+/// over the sequences or rows, each walked so (see ssd-split-sequence).
+/// Fails, leaving `op` as it is, where the split would not be exact, a
+/// dimension is empty, or a static op holds one segment.
 mlir::LogicalResult splitSequence(mlir::RewriterBase &rewriter, CombinedOp op,
                                   int64_t chunkSize, int64_t segmentChunks);
 

@@ -89,12 +89,13 @@ def SSDSplitSequence : Pass<"ssd-split-sequence"> {
 
     Only ops the split leaves exact are rewritten: an f32 state (an f16
     state would be rounded at every segment boundary; with `cu_seqlens` or
-    a dynamic batch each sequence or row is then one op), no empty dimension, and (with a static `L`
-    and no `cu_seqlens`) more than one segment. With `seq_idx` the outputs equal the whole
+    a dynamic batch each sequence or row is then one op), no empty
+    dimension, and (with a static `L`, a static batch and no `cu_seqlens`)
+    more than one segment. With `seq_idx` the outputs equal the whole
     sequence's (a zero may differ in sign where a reset meets a segment
     boundary: the whole sequence multiplies the state by zero there, the
-    segment starts from zero). Batch and length may be dynamic. Others are left
-    alone.
+    segment starts from zero). Batch and length may be dynamic. Others are
+    left alone.
   }];
   let options = [
     Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
