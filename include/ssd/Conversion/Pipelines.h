@@ -28,6 +28,9 @@ struct CPUPipelineOptions {
   /// segments carrying the state, so that the intermediates are
   /// segment-sized); 0 runs the whole sequence at once.
   int64_t segmentChunks = 1;
+  /// Layers shorter than a chunk computed at the smallest chunk size that
+  /// holds them (ssd-fit-chunk-size; off: padded to the full chunk).
+  bool fitChunkSize = true;
 };
 
 /// Appends to `pm` (anchored on builtin.module) the passes that take a module

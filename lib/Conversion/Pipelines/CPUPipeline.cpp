@@ -2,6 +2,7 @@
 //
 // From ssd ops on tensors inside memref functions to the LLVM dialect:
 //   ssd-split-sequence (segments of whole chunks carrying the state)
+//   -> ssd-fit-chunk-size (a layer of one chunk without its padding)
 //   -> ssd-decompose -> convert-ssd-to-linalg -> canonicalize/CSE
 //   -> ssd-cpu-tile-vectorize: per-chunk fusion, register tiles for the
 //      products, vector elementwise ops (on tensors)
@@ -58,6 +59,11 @@ struct CPUPipelineCLOptions : public PassPipelineOptions<CPUPipelineCLOptions> {
       llvm::cl::desc("Chunks per segment of ssd-split-sequence (0: the whole "
                      "sequence at once)"),
       llvm::cl::init(1)};
+  Option<bool> fitChunkSize{
+      *this, "fit-chunk-size",
+      llvm::cl::desc("Compute layers shorter than a chunk at the smallest "
+                     "chunk size that holds them (ssd-fit-chunk-size)"),
+      llvm::cl::init(true)};
   Option<bool> vectorize{*this, "vectorize",
                          llvm::cl::desc("Tile and vectorize the contractions"),
                          llvm::cl::init(true)};
@@ -86,7 +92,15 @@ void ssd::buildCPUPipeline(OpPassManager &pm,
   if (options.segmentChunks > 0)
     pm.addPass(createSSDSplitSequence(
         SSDSplitSequenceOptions{options.chunkSize, options.segmentChunks}));
-  pm.addPass(createSSDDecompose(SSDDecomposeOptions{options.chunkSize}));
+  int64_t decomposeChunk = options.chunkSize;
+  if (options.fitChunkSize) {
+    SSDFitChunkSizeOptions fit;
+    fit.chunkSize = options.chunkSize;
+    pm.addPass(createSSDFitChunkSize(fit));
+    // Every op now carries the chunk size it is to be computed with.
+    decomposeChunk = 0;
+  }
+  pm.addPass(createSSDDecompose(SSDDecomposeOptions{decomposeChunk}));
   pm.addPass(createConvertSSDToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -163,6 +177,7 @@ void ssd::registerCPUPipeline() {
         options.parallel = cl.parallel;
         options.threads = cl.threads;
         options.segmentChunks = cl.segmentChunks;
+        options.fitChunkSize = cl.fitChunkSize;
         ssd::buildCPUPipeline(pm, options);
       });
 }

@@ -111,4 +111,39 @@ def SSDSplitSequence : Pass<"ssd-split-sequence"> {
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def SSDFitChunkSize : Pass<"ssd-fit-chunk-size"> {
+  let summary = "Shrink the chunk size of layers that fit in one chunk";
+  let description = [{
+    A layer of `L` tokens with `L` below its chunk size `Q` is one chunk,
+    which the step ops compute padded to `Q` tokens: the intra-chunk
+    products grow with `Q` squared, so a 32-token layer costs nearly what a
+    512-token one does at `Q = 128`. Each `ssd.combined` gets the smallest
+    chunk size of the form `Q / 2^k`, at least `min-chunk-size`, that still
+    holds its tokens in one chunk. The chunk boundaries do not move (every
+    sequence of the layer stays one chunk), so the computation is the same
+    one without the padding.
+
+    With a static `L` the op's `chunk_size` is rewritten. With a dynamic
+    `L` the op becomes an `scf.if` ladder on `L`: one op for each of up to
+    `max-versions` smaller chunk sizes, tried smallest first, and the op at
+    `Q` for the rest. Every op leaves with its chunk size as an attribute
+    (the `chunk-size` option, when given, replaces the ops' own first), so
+    that `ssd-decompose` runs after it without one.
+  }];
+  let options = [
+    Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
+           "Chunk size the ops are to be computed with (a positive power "
+           "of two); 0 takes each op's chunk_size attribute">,
+    Option<"minChunkSize", "min-chunk-size", "int64_t", /*default=*/"32",
+           "Smallest chunk size to shrink to (a positive power of two; "
+           "below 32 the CPU backend gains little)">,
+    Option<"maxVersions", "max-versions", "int64_t", /*default=*/"3",
+           "Smaller chunk sizes a dynamic-length op is versioned for (0: "
+           "dynamic-length ops keep theirs)">,
+  ];
+  let dependentDialects = ["::ssd::SSDDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // SSD_DIALECT_SSD_TRANSFORMS_PASSES_TD
