@@ -1,5 +1,6 @@
 //===- CpuJit.cpp - a layer's function compiled for the host CPU ----------===//
 #include "ssd/CpuJit/CpuJit.h"
+#include "ssd/CpuJit/KernelMemory.h"
 
 #include "ssd/Conversion/Pipelines.h"
 #include "ssd/InitAllDialects.h"
@@ -15,6 +16,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/thread.h"
@@ -208,10 +210,18 @@ ssd::compileForCpu(ModuleOp lowered, int32_t threads) {
     if (func.isExternal())
       wanted.push_back(func.getName().str());
   });
+  // The kernels' heap keeps their temporaries between calls (KernelMemory.h):
+  // its malloc family, never the one the libraries would resolve.
   llvm::SmallVector<std::pair<std::string, void *>> symbols;
+  llvm::StringSet<> heap;
+  for (auto [name, address] : kernel_memory::symbols()) {
+    symbols.emplace_back(name, address);
+    heap.insert(name);
+  }
   for (const std::string &name : wanted)
-    if (void *address = lookupSymbol(libraries, name))
-      symbols.emplace_back(name, address);
+    if (!heap.contains(name))
+      if (void *address = lookupSymbol(libraries, name))
+        symbols.emplace_back(name, address);
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
       ExecutionEngine::create(lowered, options);
   if (!engine)
