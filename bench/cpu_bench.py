@@ -21,7 +21,8 @@ those tokens), and with --cu-seqlens S,... it is varlen: the NumPy anchor
 takes neither, so its rows are left out, and the compiled path is also
 timed on the whole sequence at once (--segment-chunks 0) beside its
 default segments; the file is then <date>-<short commit>-cpu-seq-idx.json
-or -cpu-cu-seqlens-s<sequences>.json.
+or -cpu-cu-seqlens-s<sequences>.json; another --seqlen than 4096 adds
+-L<seqlen>.
 
   bench/cpu_bench.py [--build build] [--seqlen 4096] [--chunk-size 128]
                      [--seq-idx-cuts T,... | --cu-seqlens S,...]
@@ -171,6 +172,8 @@ def main():
     suffix = ("-cpu-seq-idx" if args.seq_idx_cuts else
               "-cpu-cu-seqlens-s%d" % (len(args.cu_seqlens.split(",")) - 1)
               if args.cu_seqlens else "-cpu")
+    if args.seqlen != 4096:
+        suffix += "-L%d" % args.seqlen
     path = os.path.join(ROOT, "bench", "results",
                         "%s-%s%s.json" % (date, commit, suffix))
     os.makedirs(os.path.dirname(path), exist_ok=True)
