@@ -34,6 +34,8 @@ import tempfile
 PIPELINES = [
     [],
     ["--ssd-decompose", "--ssd-fuse"],
+    # The fit's ladder on dynamic lengths, then the step ops.
+    ["--ssd-fit-chunk-size", "--ssd-decompose"],
     ["--ssd-cpu-pipeline"],
     ["--ssd-gpu-unfused-pipeline=format=none"],
     ["--ssd-gpu-fused-pipeline=format=none"],
