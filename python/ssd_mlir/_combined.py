@@ -21,6 +21,39 @@ from . import _layer
 from ._layer import LayerSpec
 
 THREADS_ENV = "SSD_MLIR_CPU_THREADS"
+CHUNK_SIZE_ENV = "SSD_MLIR_CHUNK_SIZE"
+# The CPU kernels' largest chunk size: the Mamba-2 2.7B layer (f32, L=4096,
+# one thread, 2-core EPYC) takes 167 ms at chunk 32 and 64 against 200 at
+# 128 and 261 at 256 (bench/NOTES-cpu.md).
+CPU_MAX_CHUNK_SIZE = 64
+
+
+def chunk_size_setting() -> Union[str, int]:
+    """$SSD_MLIR_CHUNK_SIZE: 'tuned' (also when unset), 'requested', or a
+    power of two from 16 to 1024."""
+    setting = os.environ.get(CHUNK_SIZE_ENV, "").strip().lower()
+    if setting in ("", "tuned"):
+        return "tuned"
+    if setting == "requested":
+        return setting
+    value = int(setting) if setting.isdigit() else 0
+    if value & (value - 1) or not 16 <= value <= 1024:
+        raise ValueError(
+            f"${CHUNK_SIZE_ENV}: expected 'tuned', 'requested' or a power of two "
+            f"from 16 to 1024 (the GPU kernels' chunk sizes), got {setting!r}")
+    return value
+
+
+def cpu_kernel_chunk_size(chunk_size: int) -> int:
+    """The chunk size the CPU kernels run for a call that asks chunk_size:
+    at most CPU_MAX_CHUNK_SIZE, unless $SSD_MLIR_CHUNK_SIZE says `requested`
+    (then chunk_size) or names a power of two (then that)."""
+    setting = chunk_size_setting()
+    if setting == "tuned":
+        return min(chunk_size, CPU_MAX_CHUNK_SIZE)
+    if setting == "requested":
+        return chunk_size
+    return int(setting)
 
 
 class ArrayKind:

@@ -10,7 +10,10 @@ returning numpy arrays; it needs numpy only, never PyTorch. The layer runs on
 the CPU through libSSDCAPI (the CPU pipeline, JIT-compiled by MLIR's
 ExecutionEngine), compiled once per (static sizes, features, dtype, chunk
 size, dt_limit) and reused for every batch and length; the kernels are the
-ones ssd_mlir.torch runs on CPU tensors (one cache serves both).
+ones ssd_mlir.torch runs on CPU tensors (one cache serves both). As there,
+the kernels run at most chunk 64, the CPU's fastest (chunk_size changes
+rounding, never the result); $SSD_MLIR_CHUNK_SIZE=requested runs the asked
+one, and a power of two from 16 to 1024 there runs that one.
 
 x, B, C and z are float32 or float16 (numpy has no bfloat16 dtype; bfloat16
 layers run through ssd_mlir.torch).
@@ -105,7 +108,8 @@ def mamba_chunk_scan_combined(
     """
     call = _combined.checked_call(_NUMPY, x, dt, A, B, C, chunk_size, D, z, dt_bias,
                                   initial_states, seq_idx, cu_seqlens, dt_softplus,
-                                  dt_limit, return_varlen_states)
+                                  dt_limit, return_varlen_states,
+                                  _combined.cpu_kernel_chunk_size)
     b, L, h, p, n = call.batch, call.seqlen, call.nheads, call.headdim, call.dstate
     io = _native(x.dtype)
     states_dtype = _native(C.dtype)  # varlen states come back in C's dtype

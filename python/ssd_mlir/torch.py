@@ -27,7 +27,9 @@ CUDA tensors run the GPU kernel at the chunk size it is fastest at, 128,
 whatever chunk_size asks (Mamba-2 models ask 256, where the fused kernel is
 1.4x slower); $SSD_MLIR_CHUNK_SIZE=requested runs the requested one, and a
 power of two from 16 to 1024 there runs that one. ``kernel_spec`` gives the
-GPU kernel a call runs. CPU tensors run chunk_size as asked.
+GPU kernel a call runs. CPU tensors run at most chunk 64, the CPU kernels'
+fastest (Mamba-2's 256 takes 1.56x as long there), with the same
+$SSD_MLIR_CHUNK_SIZE settings.
 """
 
 # No `from __future__ import annotations`: torch.library infers the op's
@@ -63,7 +65,7 @@ __all__ = [
 ARTIFACTS_ENV = "SSD_MLIR_ARTIFACTS"
 CACHE_ENV = "SSD_MLIR_CACHE"
 THREADS_ENV = _combined.THREADS_ENV
-CHUNK_SIZE_ENV = "SSD_MLIR_CHUNK_SIZE"
+CHUNK_SIZE_ENV = _combined.CHUNK_SIZE_ENV
 # The fused Hopper kernel's fastest chunk size: the Mamba-2 2.7B layer (bf16,
 # H200, c5de1fa) takes 0.149 / 0.634 / 4.61 / 4.67 ms at chunk 128 against
 # 0.202 / 0.870 / 6.33 / 6.38 at 256 (b1 2K / 16K / 128K, b8 16K).
@@ -134,17 +136,12 @@ def kernel_chunk_size(chunk_size: int) -> int:
     """The chunk size the GPU kernels run for a call that asks chunk_size:
     TUNED_CHUNK_SIZE, unless $SSD_MLIR_CHUNK_SIZE says `requested` (then
     chunk_size) or names a power of two (then that)."""
-    setting = os.environ.get(CHUNK_SIZE_ENV, "").strip().lower()
-    if setting in ("", "tuned"):
+    setting = _combined.chunk_size_setting()
+    if setting == "tuned":
         return TUNED_CHUNK_SIZE
     if setting == "requested":
         return chunk_size
-    value = int(setting) if setting.isdigit() else 0
-    if value & (value - 1) or not 16 <= value <= 1024:
-        raise ValueError(
-            f"${CHUNK_SIZE_ENV}: expected 'tuned', 'requested' or a power of two "
-            f"from 16 to 1024 (the GPU kernels' chunk sizes), got {setting!r}")
-    return value
+    return int(setting)
 
 
 # Checked calls by what the checks read (_call_key), so that a layer called
@@ -553,8 +550,9 @@ def mamba_chunk_scan_combined(
                          seq_idx, cu_seqlens, dt_softplus, dt_limit,
                          return_varlen_states)
     lo, hi = call.dt_limit
-    # The CPU kernels are JIT-compiled for the chunk size as asked.
-    chunk = chunk_size if x.device.type == "cpu" else call.spec.chunk_size
+    # The CPU kernels run at most their own largest chunk size.
+    chunk = (_combined.cpu_kernel_chunk_size(chunk_size) if x.device.type == "cpu"
+             else call.spec.chunk_size)
     outputs: Tuple[Tensor, Tensor, Tensor] = _chunk_scan_combined(
         x, dt, A, B, C, chunk, D, z, dt_bias, initial_states, seq_idx,
         cu_seqlens if return_varlen_states else None, bool(dt_softplus), lo, hi,

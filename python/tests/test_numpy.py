@@ -294,6 +294,29 @@ def test_one_kernel_serves_every_batch_and_length():
     assert len(_combined.CPU_KERNELS) == count
 
 
+@pytest.mark.parametrize("setting, asked, runs", [
+    (None, 8, 8), (None, 256, 64), ("requested", 128, 128), ("16", 8, 16)])
+def test_cpu_chunk_size(monkeypatch, setting, asked, runs):
+    # At most the CPU kernels' largest chunk size, as ssd_mlir.torch on CPU
+    # tensors; $SSD_MLIR_CHUNK_SIZE says otherwise.
+    if setting is None:
+        monkeypatch.delenv(_combined.CHUNK_SIZE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(_combined.CHUNK_SIZE_ENV, setting)
+    compiled = []
+    real = _combined.cpu_kernel
+    monkeypatch.setattr(_combined, "cpu_kernel",
+                        lambda spec: compiled.append(spec.chunk_size) or real(spec))
+    args = small(seed=2)
+    y = mamba_chunk_scan_combined(**args, chunk_size=asked)
+    assert compiled == [runs]
+    assert rel_error(y, reference(args)[0]) <= 1e-4
+    monkeypatch.setenv(_combined.CHUNK_SIZE_ENV, "24")
+    with pytest.raises(ValueError, match=r"\$SSD_MLIR_CHUNK_SIZE: expected 'tuned', "
+                       r"'requested' or a power of two from 16 to 1024"):
+        mamba_chunk_scan_combined(**args, chunk_size=asked)
+
+
 def test_empty_sequence_passes_initial_states():
     args = make_inputs(0, 2, 0, 4, 4, 2, 8, initial_states=True)
     y, final = mamba_chunk_scan_combined(**args, chunk_size=8, return_final_states=True)

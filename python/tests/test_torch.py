@@ -93,19 +93,30 @@ def test_kernel_chunk_size(monkeypatch):
             mamba_chunk_scan_combined(**args, chunk_size=8)
 
 
-def test_cpu_runs_the_requested_chunk_size(monkeypatch):
-    # CPU tensors keep chunk_size as asked whatever the GPU setting: its
-    # kernel is JIT-compiled for the call's chunk size.
+@pytest.mark.parametrize("setting, asked, runs", [
+    (None, 4, 4), (None, 256, 64), ("tuned", 128, 64), ("requested", 256, 256),
+    ("32", 4, 32)])
+def test_cpu_chunk_size(monkeypatch, setting, asked, runs):
+    # CPU tensors run at most the CPU kernels' largest chunk size, whatever
+    # the GPU kernels take; $SSD_MLIR_CHUNK_SIZE says otherwise.
     from ssd_mlir import _combined
     from ssd_mlir.torch import CHUNK_SIZE_ENV
-    monkeypatch.delenv(CHUNK_SIZE_ENV, raising=False)
+    if setting is None:
+        monkeypatch.delenv(CHUNK_SIZE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(CHUNK_SIZE_ENV, setting)
+    assert _combined.CPU_MAX_CHUNK_SIZE == 64
     compiled = []
     real = _combined.cpu_kernel
     monkeypatch.setattr(_combined, "cpu_kernel",
                         lambda spec: compiled.append(spec.chunk_size) or real(spec))
     args = small()
-    mamba_chunk_scan_combined(**args, chunk_size=4)
-    assert compiled == [4]
+    y, final = mamba_chunk_scan_combined(**args, chunk_size=asked,
+                                         return_final_states=True)
+    assert compiled == [runs]
+    expected_y, expected_states = reference(args)
+    assert rel_error(y, expected_y) <= 1e-4
+    assert rel_error(final, expected_states) <= 1e-4
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])

@@ -67,6 +67,8 @@ def main():
         return 2
     # Before the package loads: it reads the thread count per kernel.
     os.environ["SSD_MLIR_CPU_THREADS"] = str(args.threads)
+    # The case's chunk size, not the entry point's own choice for the CPU.
+    os.environ["SSD_MLIR_CHUNK_SIZE"] = "requested"
     from ssd_mlir import numpy as ssd_numpy
 
     io = np.float16 if args.dtype == "f16" else np.float32
