@@ -79,7 +79,9 @@ TEST_F(KernelMemoryTest, Alignment) {
       km::release(p);
     }
   }
-  EXPECT_TRUE(alignedTo(km::allocate(24), 16));
+  void *small = km::allocate(24);
+  EXPECT_TRUE(alignedTo(small, 16));
+  km::release(small);
   void *p = nullptr;
   EXPECT_EQ(km::allocateAlignedPosix(&p, 256, kLarge), 0);
   EXPECT_TRUE(alignedTo(p, 256));
