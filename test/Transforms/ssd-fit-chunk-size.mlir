@@ -84,6 +84,9 @@ func.func @packed(%x: tensor<1x24x2x4xf32>, %dt: tensor<1x24x2xf32>, %A: tensor<
 // CHECK: ssd.combined x(%[[X]] : tensor<1x?x2x4xf32>) {{.*}} {chunk_size = 64 : i64, dt_softplus}
 // CHECK: } else {
 // CHECK: ssd.combined x(%[[X]] : tensor<1x?x2x4xf32>) {{.*}} {chunk_size = 128 : i64, dt_softplus}
+// Each rung names the most tokens its layer holds.
+// CHECK: } {ssd.fit_rung = 64 : i64}
+// CHECK: } {ssd.fit_rung = 32 : i64}
 // CHECK: return %[[R]]#0, %[[R]]#1
 // With chunk-size=64, min-chunk-size=4 and max-versions=2: rungs at 16 and
 // 32 (the two largest below 64), then 64.

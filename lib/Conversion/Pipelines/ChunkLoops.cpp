@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CPUCodegen.h"
+#include "ssd/Dialect/SSD/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -28,6 +29,22 @@ bool insideLoop(Operation *op) {
   return op->getParentOfType<LoopLikeOpInterface>() != nullptr;
 }
 
+/// Whether `op` computes part of a layer of at most kMaxSerialRungTokens
+/// tokens: it sits in the then-branch of a rung of the fit's ladder.
+bool inShortRung(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    auto rung = dyn_cast<scf::IfOp>(parent);
+    if (!rung)
+      continue;
+    auto tokens = rung->getAttrOfType<IntegerAttr>(ssd::kFitRungAttr);
+    if (tokens && tokens.getInt() <= ssd::cpu::kMaxSerialRungTokens &&
+        rung.getThenRegion().isAncestor(op->getParentRegion()))
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 bool ssd::cpu::hasEmptyLoop(linalg::LinalgOp op) {
@@ -43,7 +60,8 @@ bool ssd::cpu::hasEmptyLoop(linalg::LinalgOp op) {
 linalg::LinalgOp ssd::cpu::distribute(RewriterBase &rewriter,
                                       linalg::LinalgOp op) {
   // Already in a parallel chunk loop: one level of threads is enough.
-  if (op->getParentOfType<scf::ForallOp>() || hasEmptyLoop(op))
+  if (op->getParentOfType<scf::ForallOp>() || hasEmptyLoop(op) ||
+      inShortRung(op))
     return op;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   // Too little work to pay for a fork and join (the cumsum scan's steps,
@@ -148,7 +166,8 @@ bool ssd::cpu::fuseOneChunkLoop(RewriterBase &rewriter, func::FuncOp func,
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(
       getAsIndexOpFoldResult(func.getContext(), tiles));
-  if (parallel)
+  // A short layer's chunk loop stays sequential, as its ops stay serial.
+  if (parallel && !inShortRung(root))
     options.tilingOptions.setLoopType(
         scf::SCFTilingOptions::LoopType::ForallOp);
   options.setFusionControlFn(

@@ -77,6 +77,7 @@ void emitLadder(RewriterBase &rewriter, CombinedOp op,
         [&](OpBuilder &eb, Location l) {
           scf::YieldOp::create(eb, l, rung(eb, i + 1));
         });
+    pick->setAttr(kFitRungAttr, b.getI64IntegerAttr(sizes[i]));
     return pick.getResults();
   };
   ValueRange results = rung(rewriter, 0);

@@ -39,6 +39,12 @@ constexpr llvm::StringLiteral kSegmentLoopAttr = "ssd.segment_loop";
 /// it).
 constexpr llvm::StringLiteral kSequenceLoopAttr = "ssd.sequence_loop";
 
+/// Marks each scf.if of ssd-fit-chunk-size's ladder on a dynamic length; its
+/// value is the most tokens the layer in its then-branch holds (that rung's
+/// chunk size). The CPU backend keeps the ops of a short rung on the
+/// calling thread.
+constexpr llvm::StringLiteral kFitRungAttr = "ssd.fit_rung";
+
 /// Rewrites `op` into a loop over segments of `segmentChunks` chunks of
 /// `chunkSize` tokens (0: the op's chunk_size) carrying the state, and one op
 /// on the tokens after them; with cu_seqlens or a dynamic batch, into a loop
