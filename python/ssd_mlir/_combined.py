@@ -28,14 +28,15 @@ CHUNK_SIZE_ENV = "SSD_MLIR_CHUNK_SIZE"
 CPU_MAX_CHUNK_SIZE = 64
 
 
-def chunk_size_setting() -> Union[str, int]:
-    """$SSD_MLIR_CHUNK_SIZE: 'tuned' (also when unset), 'requested', or a
-    power of two from 16 to 1024."""
+def kernel_chunk_size(chunk_size: int, tuned: int) -> int:
+    """The chunk size a kernel runs for a call that asks chunk_size: `tuned`,
+    unless $SSD_MLIR_CHUNK_SIZE says `requested` (then chunk_size) or names a
+    power of two from 16 to 1024 (then that)."""
     setting = os.environ.get(CHUNK_SIZE_ENV, "").strip().lower()
     if setting in ("", "tuned"):
-        return "tuned"
+        return tuned
     if setting == "requested":
-        return setting
+        return chunk_size
     value = int(setting) if setting.isdigit() else 0
     if value & (value - 1) or not 16 <= value <= 1024:
         raise ValueError(
@@ -46,14 +47,8 @@ def chunk_size_setting() -> Union[str, int]:
 
 def cpu_kernel_chunk_size(chunk_size: int) -> int:
     """The chunk size the CPU kernels run for a call that asks chunk_size:
-    at most CPU_MAX_CHUNK_SIZE, unless $SSD_MLIR_CHUNK_SIZE says `requested`
-    (then chunk_size) or names a power of two (then that)."""
-    setting = chunk_size_setting()
-    if setting == "tuned":
-        return min(chunk_size, CPU_MAX_CHUNK_SIZE)
-    if setting == "requested":
-        return chunk_size
-    return int(setting)
+    at most CPU_MAX_CHUNK_SIZE, or as $SSD_MLIR_CHUNK_SIZE says."""
+    return kernel_chunk_size(chunk_size, min(chunk_size, CPU_MAX_CHUNK_SIZE))
 
 
 class ArrayKind:

@@ -136,12 +136,7 @@ def kernel_chunk_size(chunk_size: int) -> int:
     """The chunk size the GPU kernels run for a call that asks chunk_size:
     TUNED_CHUNK_SIZE, unless $SSD_MLIR_CHUNK_SIZE says `requested` (then
     chunk_size) or names a power of two (then that)."""
-    setting = _combined.chunk_size_setting()
-    if setting == "tuned":
-        return TUNED_CHUNK_SIZE
-    if setting == "requested":
-        return chunk_size
-    return int(setting)
+    return _combined.kernel_chunk_size(chunk_size, TUNED_CHUNK_SIZE)
 
 
 # Checked calls by what the checks read (_call_key), so that a layer called
