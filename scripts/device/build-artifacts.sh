@@ -9,8 +9,6 @@
 #                                      fused-lookback[-f16state]: by decoupled look-back,
 #                                      fused-chunk: the turn chain alone (the default,
 #                                      auto, holds it beside the look-back kernel),
-#                                      fused-flags: the turn chain alone with flagged
-#                                      slots (--fold flags; opt-in, not built by default),
 #                                      fused-f16state: the fused kernel with fp16
 #                                      states, fused-wgmma, fused-cp-async: x, B
 #                                      and C by cp.async instead of the default
@@ -96,7 +94,6 @@ variant_flags() {
     fused-segment) echo "--strategy fused --state-chain segment" ;;
     fused-lookback) echo "--strategy fused --state-chain lookback" ;;
     fused-chunk) echo "--strategy fused --state-chain chunk" ;;
-    fused-flags) echo "--strategy fused --state-chain chunk --fold flags" ;;
     fused-lookback-f16state) echo "--strategy fused --state-chain lookback --state-dtype f16" ;;
     fused-f16state) echo "--strategy fused --state-dtype f16" ;;
     fused-wgmma) echo "--strategy fused --mma wgmma" ;;

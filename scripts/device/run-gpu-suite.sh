@@ -296,10 +296,6 @@ all_sanitizers() {
       --artifact "$a" --chunk-size 128 --dtype bf16
   done
 }
-# Flagged slots (--fold flags, where built): the words' relaxed 64-bit
-# accesses, the fold's resident-state stores and the barrier after them.
-all_sanitizers fused-flags x02_tma_features ||
-  echo "note: the flagged-slot sanitizer runs not run (no fused-flags artifacts)" | tee -a "$log"
 # Clusters: the paired tickets, the multicast rows and the rows-free
 # barrier, on the case with odd item counts.
 all_sanitizers fused-cluster x03_cluster_odd ||

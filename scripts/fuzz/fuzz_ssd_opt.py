@@ -12,8 +12,7 @@ a few mutations: tensor dimensions replaced by edge values (0, 1, 3, 257,
 dt_limit, p_block), operands dropped or duplicated, text truncated. Every
 input runs through ssd-opt alone (parse and verify) and through
 ssd-decompose + ssd-fuse, the CPU pipeline and both GPU pipelines up to the
-NVVM lowering (no ptxas; the fused one also with fold=flags), each with a
-time limit.
+NVVM lowering (no ptxas), each with a time limit.
 
 A run fails on a crash (a signal, or LLVM's "PLEASE submit a bug report"
 stack dump) or a hang (the time limit); a rejected input (exit 1 with a
@@ -39,8 +38,6 @@ PIPELINES = [
     ["--ssd-cpu-pipeline"],
     ["--ssd-gpu-unfused-pipeline=format=none"],
     ["--ssd-gpu-fused-pipeline=format=none"],
-    # The opt-in flagged hand-off (its own workspace type and fold).
-    ["--ssd-gpu-fused-pipeline=format=none state-chain=chunk fold=flags"],
 ]
 
 # Built-in seeds: small layers the mutations start from.

@@ -46,7 +46,7 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                    [--target sm_90a|cpu] [--strategy fused|unfused]
                    [--state-chain chunk|lookback|auto|segment] [--mma mma.sync|wgmma]
                    [--copy auto|cp.async|tma] [--p-block R] [--cluster 1|2]
-                   [--fold auto|pieces|vectors|flags] [--fold-loads-ahead N]
+                   [--fold auto|pieces|vectors] [--fold-loads-ahead N]
                    [--profile] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
@@ -151,10 +151,7 @@ cl::opt<std::string> fold(
              "states, vectors "
              "with fp16), pieces (16-byte pieces in slot order, whole "
              "sectors per warp access) or vectors (the chunk-state "
-             "product's 8-column vectors) or flags (the turn chain's slots as "
-             "8-byte words holding each value with its step's flag: "
-             "no counter, barrier or fence between steps; turn chain "
-             "alone, fp32 states)"),
+             "product's 8-column vectors)"),
     cl::value_desc("F"), cl::cat(category));
 
 cl::opt<int64_t> foldLoadsAhead(
@@ -280,10 +277,9 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
              std::to_string(foldLoadsAhead) + "'";
     options.foldLoadsAhead = foldLoadsAhead;
   }
-  if (given(fold) && fold != "auto" && fold != "pieces" && fold != "vectors" &&
-      fold != "flags")
+  if (given(fold) && fold != "auto" && fold != "pieces" && fold != "vectors")
     return "--fold: unknown fold '" + fold +
-           "' (expected auto, pieces, vectors or flags)";
+           "' (expected auto, pieces or vectors)";
   options.fold = fold;
   options.profile = profile;
   return std::nullopt;

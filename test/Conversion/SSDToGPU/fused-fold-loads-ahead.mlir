@@ -111,7 +111,7 @@
 
 // LOW: error: convert-ssd-fused-to-gpu: fold-loads-ahead must be 0 (the fold's default) or 1 to 8, got -1
 // HIGH: error: convert-ssd-fused-to-gpu: fold-loads-ahead must be 0 (the fold's default) or 1 to 8, got 9
-// BADFOLD: error: convert-ssd-fused-to-gpu: fold must be auto, pieces, vectors or flags, got 'rows'
+// BADFOLD: error: convert-ssd-fused-to-gpu: fold must be auto, pieces or vectors, got 'rows'
 
 func.func @mamba2(%x: tensor<1x?x80x64xbf16>, %dt: tensor<1x?x80xf32>, %A: tensor<80xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %D: tensor<80xf32>, %db: tensor<80xf32>) -> (tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>) {
   %y, %fs = ssd.combined x(%x : tensor<1x?x80x64xbf16>) dt(%dt : tensor<1x?x80xf32>) A(%A : tensor<80xf32>) B(%B : tensor<1x?x1x128xbf16>) C(%C : tensor<1x?x1x128xbf16>) D(%D : tensor<80xf32>) dt_bias(%db : tensor<80xf32>) {chunk_size = 128 : i64, dt_softplus} -> tensor<1x?x80x64xbf16>, tensor<1x80x64x128xf32>

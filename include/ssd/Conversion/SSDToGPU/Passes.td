@@ -160,12 +160,7 @@ def ConvertSSDFusedToGPU
            "16-byte pieces). Pieces need the vector path and a chunk-state "
            "tile of whole pieces per thread; elsewhere the fold takes "
            "vectors (ssd.kernel_config prints fold_pieces where it took "
-           "pieces). `flags`: the turn chain's ring slots hold 8-byte "
-           "words, each value with the flag of its step, read as they land "
-           "and written with the next flag: no turn counter, block barrier "
-           "or device fence between two steps; where the turn chain runs "
-           "alone with its ring, fp32 states and the resident state "
-           "(flagged_slots in ssd.kernel_config), elsewhere as `auto`">,
+           "pieces)">,
     Option<"profile", "profile", "bool", /*default=*/"false",
            "Record thread 0's clock64 at the phase boundaries of every chain "
            "item (every state-chain but segment) in the `chain_profile` workspace (i64 "

@@ -10,9 +10,7 @@
 //      stages them and the chunk-state weights in shared memory;
 //   2. chunk state: S = sum_l (x_l w_l) B_l^T on the tensor cores;
 //   3. state passing: waits until turn[b,h,pb] = c + 1, then
-//      slot(c) + 1 <- carry * slot(c) + S in fp32, and turn <- c + 2
-//      (with flagged slots, fold=flags: each element of slot(c) read once
-//      its own flag says it is there, FlaggedSlots.h);
+//      slot(c) + 1 <- carry * slot(c) + S in fp32, and turn <- c + 2;
 //   4. chunk scan, once the chunk's CB is published:
 //      y = exp(dA) C slot(c) + (CB o decay o dt) x + D x, gated
 //      by z, one row tile of the chunk at a time.
@@ -31,12 +29,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ChainParts.h"
-#include "FlaggedSlots.h"
 #include "Profile.h"
 #include "Sync.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -128,64 +124,9 @@ void foldPlacesUnderTurn(FusedBuild &f, ChainItem &it, Value shared,
   });
 }
 
-/// Steps 2 and 3 with flagged slots (KernelConfig::flaggedSlots,
-/// FlaggedSlots.h): once the init item's turn is seen (no word an earlier
-/// launch left can pass then), thread t takes elements t, t + kThreads, ...
-/// of the row-major state, loads their words of slot(c) together, waits for
-/// each one's flag c + 1 and stores carry * value + S with flag c + 2 into
-/// slot(c + 1). No release follows; the block barrier after the fold is the
-/// scan's, which reads the resident state the whole block wrote.
-void foldFlagged(FusedBuild &f, ChainItem &it, Value shared) {
-  Emitter &e = f.e;
-  TileMatmul mm = stagedChunkState(f, it, shared);
-  profileStamp(f, ChainPhase::StateProduct);
-  if (it.sBC)
-    copyChunkC(f, it);
-  // Its barrier also makes the staged tile readable.
-  blockAcquire(e, f.arg("state_turn"), turnIndex(f, it.row, it.head, it.pb),
-               e.idx(1));
-  profileStamp(f, ChainPhase::TurnAcquired);
-  Value slots = f.arg("passed_states");
-  Value carry = stateCarry(f, it);
-  Value slot = stateSlotIndex(f, it.place.slot);
-  Value nextSlot = stateSlotIndex(f, e.add(it.place.slot, 1));
-  Value flag = e.add(it.c, 1), nextFlag = e.add(it.c, 2);
-  // Single elements in slot order: each warp access 256 contiguous bytes.
-  FoldPlaces order =
-      slotOrderPlaces(e, /*width=*/1, mm.outputRows(), mm.outputCols());
-  SmallVector<std::pair<Value, Value>> places;
-  SmallVector<Value> pointers, words;
-  auto wordAt = [&](Value ofSlot, std::pair<Value, Value> place) {
-    return globalElementPointer(
-        e, slots,
-        {it.row, ofSlot, it.head, e.add(it.p0, place.first), place.second});
-  };
-  // Every load first: one round trip to L2 for all of them where the
-  // predecessor's words are there already.
-  for (int64_t j = 0; j < order.count; ++j) {
-    places.push_back(order.at(j));
-    pointers.push_back(wordAt(slot, places.back()));
-    words.push_back(loadFlaggedWord(e, pointers.back()));
-  }
-  for (auto [place, pointer, word] : llvm::zip_equal(places, pointers, words)) {
-    auto [rr, nn] = place;
-    Value prev = awaitFlagged(e, pointer, flag, word);
-    Value chunkState = vector::ExtractOp::create(
-        e.b, mm.loadOutputVector(rr, nn, /*width=*/1), ArrayRef<int64_t>{0});
-    storeFlagged(e, wordAt(nextSlot, place), e.fma(carry, prev, chunkState),
-                 nextFlag);
-    e.store(prev, it.sState, residentStateAt(f, rr, nn));
-  }
-  profileStamp(f, ChainPhase::Folded);
-  e.barrier();
-  profileStamp(f, ChainPhase::Released);
-}
-
 /// Steps 2 and 3 under the turn: the whole chunk state, then
 /// slot(c) + 1 <- carry * slot(c) + S once turn = c + 1, and turn <- c + 2.
 void foldUnderTurn(FusedBuild &f, ChainItem &it, Value shared) {
-  if (f.config.flaggedSlots)
-    return foldFlagged(f, it, shared);
   Emitter &e = f.e;
   Value turns = f.arg("state_turn");
   Value turn = turnIndex(f, it.row, it.head, it.pb);

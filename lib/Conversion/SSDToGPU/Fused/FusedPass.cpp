@@ -80,10 +80,9 @@ struct ConvertSSDFusedToGPUPass
                          << static_cast<int64_t>(foldLoadsAhead);
       return signalPassFailure();
     }
-    if (fold != "auto" && fold != "pieces" && fold != "vectors" &&
-        fold != "flags") {
+    if (fold != "auto" && fold != "pieces" && fold != "vectors") {
       module.emitError() << "convert-ssd-fused-to-gpu: fold must be auto, "
-                            "pieces, vectors or flags, got '"
+                            "pieces or vectors, got '"
                          << fold << "'";
       return signalPassFailure();
     }

@@ -59,10 +59,8 @@ struct FusedPipelineCLOptions
       llvm::cl::desc("How the chain's fold (turns and look-back) walks the "
                      "state slots: auto "
                      "(pieces with f32 states, vectors with f16), pieces "
-                     "(16-byte pieces in slot order), vectors (the "
-                     "chunk-state product's 8-column vectors) or flags "
-                     "(the turn chain's slots as words holding each value "
-                     "with its step's flag)"),
+                     "(16-byte pieces in slot order) or vectors (the "
+                     "chunk-state product's 8-column vectors)"),
       llvm::cl::init("auto")};
   Option<bool> profile{
       *this, "profile",

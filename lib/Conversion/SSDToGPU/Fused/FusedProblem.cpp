@@ -400,8 +400,7 @@ void addLookBackWorkspaces(FusedPlan &plan) {
 }
 
 void sizeStateSlots(FusedPlan &plan) {
-  KernelConfig config = chooseKernelConfig(plan);
-  int64_t ring = config.stateRing;
+  int64_t ring = chooseKernelConfig(plan).stateRing;
   if (!ring)
     return;
   for (BufferSpec &spec : plan.p.buffers) {
@@ -409,11 +408,7 @@ void sizeStateSlots(FusedPlan &plan) {
       continue;
     SmallVector<int64_t> shape(spec.type.getShape());
     shape[1] = ring;
-    // Flagged slots: one (value, flag) word per element (FlaggedSlots.h).
-    Type element = config.flaggedSlots
-                       ? IntegerType::get(spec.type.getContext(), 64)
-                       : spec.type.getElementType();
-    spec.type = RankedTensorType::get(shape, element);
+    spec.type = RankedTensorType::get(shape, spec.type.getElementType());
     spec.shape[1] = std::to_string(ring);
   }
 }

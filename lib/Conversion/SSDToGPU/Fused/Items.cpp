@@ -6,7 +6,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../CBTile.h"
-#include "FlaggedSlots.h"
 #include "FusedKernel.h"
 #include "Sync.h"
 
@@ -148,20 +147,7 @@ void emitInitItem(FusedBuild &f, Value index) {
       Value v = f.has("initial_states")
                     ? e.loadF32(f.arg("initial_states"), {seq, it.head, pp, nn})
                     : e.f32(0.0);
-      if (!f.config.flaggedSlots) {
-        e.store(v, slots, {it.row, stateSlotIndex(f, first), it.head, pp, nn});
-        return;
-      }
-      // The state at chunk 0 (flag 1), and the other ring slot cleared
-      // (flag 0) of whatever an earlier launch left there.
-      storeFlagged(
-          e,
-          globalElementPointer(e, slots, {it.row, e.idx(0), it.head, pp, nn}),
-          v, e.idx(1));
-      storeFlagged(
-          e,
-          globalElementPointer(e, slots, {it.row, e.idx(1), it.head, pp, nn}),
-          e.f32(0.0), e.idx(0));
+      e.store(v, slots, {it.row, stateSlotIndex(f, first), it.head, pp, nn});
     });
   });
   blockRelease(e, f.arg("state_turn"), index, e.idx(1));
@@ -173,11 +159,8 @@ void emitFinalItem(FusedBuild &f, Value index) {
   // Every chain step of the row is done: turn = steps + 1, or with the
   // look-back the last chunk's end state published (the states before it
   // were published first, or folded into it).
-  // With flagged slots the turn only says that the init item is done; the
-  // last state's words carry their own flag.
   auto byTurns = [&] {
-    blockAcquire(e, f.arg("state_turn"), index,
-                 f.config.flaggedSlots ? e.idx(1) : e.add(f.chainSteps, 1));
+    blockAcquire(e, f.arg("state_turn"), index, e.add(f.chainSteps, 1));
   };
   auto byLookBack = [&] {
     // Without a chunk (L = 0) the init item's turn is the last publish.
@@ -193,12 +176,9 @@ void emitFinalItem(FusedBuild &f, Value index) {
   Value slots = f.arg("passed_states");
   forEachSequence(f, it.row, [&](Value seq, Value, Value last) {
     forEachStateElement(f, it.p0, [&](Value pp, Value nn) {
-      SmallVector<Value> at{it.row, stateSlotIndex(f, last), it.head, pp, nn};
-      Value v = f.config.flaggedSlots
-                    ? awaitFlagged(e, globalElementPointer(e, slots, at),
-                                   e.add(last, 1))
-                    : e.loadF32(slots, at);
-      e.store(v, f.arg("final_states"), {seq, it.head, pp, nn});
+      e.store(e.loadF32(slots,
+                        {it.row, stateSlotIndex(f, last), it.head, pp, nn}),
+              f.arg("final_states"), {seq, it.head, pp, nn});
     });
   });
 }

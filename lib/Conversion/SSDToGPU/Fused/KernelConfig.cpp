@@ -178,10 +178,8 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   bool piecesFit =
       c.stateVectors &&
       (c.pBlock * p.state / foldPieceWidth(p.stateType)) % c.blockThreads == 0;
-  // fold=flags where the flagged slots do not apply: as auto.
-  bool byDefault = plan.fold == "auto" || plan.fold == "flags";
-  c.foldPieces = piecesFit &&
-                 (plan.fold == "pieces" || (byDefault && p.stateType.isF32()));
+  c.foldPieces = piecesFit && (plan.fold == "pieces" ||
+                               (plan.fold == "auto" && p.stateType.isF32()));
   // By default: four pieces ahead; with vectors, two ahead with fp16
   // states, one with fp32 (two was 2-3% faster with fp16 slots at b1 128K
   // and b8 16K on the H200, and 1-2% slower with fp32 ones;
@@ -204,12 +202,6 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   bool turns = !c.lookBack() || c.adaptive();
   c.stateRing =
       stateOnChip && !p.isVarlen() && turns ? kStateRingSlots : 0;
-  c.flaggedSlots = plan.fold == "flags" && c.chain == StateChain::Chunk &&
-                   c.stateRing == kStateRingSlots && c.residentState &&
-                   p.stateType.isF32() &&
-                   (c.pBlock * p.state) % c.blockThreads == 0;
-  if (c.flaggedSlots) // its fold walks single elements
-    c.foldPieces = false;
   return c;
 }
 
@@ -292,8 +284,6 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
     config.set("look_back_patience", b.getI64IntegerAttr(lookBackPatience));
   if (foldPieces)
     config.set("fold_pieces", b.getUnitAttr());
-  if (flaggedSlots)
-    config.set("flagged_slots", b.getUnitAttr());
   if (foldLoadsAhead > 1)
     config.set("fold_loads_ahead", b.getI64IntegerAttr(foldLoadsAhead));
   config.set("cumsum", b.getStringAttr(ownCumsum ? "chain_item" : "items"));

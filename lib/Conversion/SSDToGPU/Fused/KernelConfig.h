@@ -155,15 +155,6 @@ struct KernelConfig {
   /// sectors per warp access) instead of the product's 8-column vectors
   /// (threadFoldPlaces); foldLoadsAhead then counts pieces.
   bool foldPieces = false;
-  /// The turn chain hands its state on in flagged words (fold=flags;
-  /// FlaggedSlots.h): slots of i64 words (value, flag), each element read
-  /// once its flag arrives and written with the next flag, with no turn
-  /// counter per step, no block barrier and no device fence between steps.
-  /// The fold then walks single elements in slot order (thread t takes
-  /// elements t, t + kThreads, ...: each warp access 256 contiguous bytes).
-  /// Only where the turn chain runs alone with its ring, fp32 states and the
-  /// scan's resident state operand.
-  bool flaggedSlots = false;
   /// The turn chain's items compute their chunk's dt and dA_cumsum
   /// themselves (stageChunk), so the kernel holds no cumsum items (only the
   /// look-back and the segments read other chunks' cumsums), and an item
