@@ -133,6 +133,8 @@ static JsonValue compilerJson(const LayerSpec &spec,
     if (options.foldLoadsAhead > 0)
       opts.add("fold_loads_ahead",
                JsonValue::makeInteger(options.foldLoadsAhead));
+    if (!options.stateMma.empty() && options.stateMma != "auto")
+      opts.add("state_mma", JsonValue::makeString(options.stateMma));
     if (!options.fold.empty() && options.fold != "auto")
       opts.add("fold", JsonValue::makeString(options.fold));
   }

@@ -45,6 +45,7 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                     [--features LIST] [--dt-limit LO,HI])
                    [--target sm_90a|cpu] [--strategy fused|unfused]
                    [--state-chain chunk|lookback|auto|segment] [--mma mma.sync|wgmma]
+                   [--state-mma auto|mma.sync|wgmma]
                    [--copy auto|cp.async|tma] [--p-block R] [--cluster 1|2]
                    [--fold auto|pieces|vectors] [--fold-loads-ahead N]
                    [--profile] -o DIR
@@ -124,6 +125,13 @@ cl::opt<std::string>
                  "rows the chunk scan reads its operands in place, else both "
                  "products stage them)"),
         cl::value_desc("I"), cl::cat(category));
+cl::opt<std::string> stateMma(
+    "state-mma",
+    cl::desc("fused only: the chunk-state product's instruction: auto "
+             "(default: mma.sync with TMA or cp.async rows, else as --mma), "
+             "mma.sync or wgmma (sm_90a: with TMA rows and dstate 128, B's "
+             "rows read in place)"),
+    cl::value_desc("I"), cl::cat(category));
 cl::opt<std::string>
     copy("copy",
          cl::desc("fused only: auto (default: tma on sm_90a), cp.async, or "
@@ -255,6 +263,11 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
     return "--mma: unknown instruction '" + mma +
            "' (expected mma.sync or wgmma)";
   options.mma = mma;
+  if (given(stateMma) && stateMma != "auto" && stateMma != "mma.sync" &&
+      stateMma != "wgmma")
+    return "--state-mma: unknown instruction '" + stateMma +
+           "' (expected auto, mma.sync or wgmma)";
+  options.stateMma = stateMma;
   if (given(copy) && copy != "auto" && copy != "cp.async" && copy != "tma")
     return "--copy: unknown copy '" + copy +
            "' (expected auto, cp.async or tma)";

@@ -30,6 +30,9 @@ struct CompileOptions {
   /// The fused kernel's tensor-core instruction (mma.sync or wgmma); empty:
   /// the pipeline's default.
   std::string mma;
+  /// The chunk-state product's instruction (auto, mma.sync or wgmma);
+  /// empty: the pipeline's default (auto).
+  std::string stateMma;
   /// How the fused kernel copies x, B and C rows (auto, cp.async or tma);
   /// empty: the pipeline's default (auto: tma on sm_90a).
   std::string copy;

@@ -283,9 +283,13 @@ private:
                                                   Value kEnd,
                                                   const TileOperand &a,
                                                   const TileOperand &b);
-  llvm::SmallVector<Value> wgmmaStep(ValueRange acc, Value viewA,
-                                     bool aKMajor, Value viewB, bool bKMajor,
-                                     Value stage, bool bResident, Value bK0);
+  /// One staged slice of A against B's slice: staged, or resident from
+  /// k `bK0` (core matrices, or with `bSwizzled` TMA's swizzled N-major
+  /// rows, one 64-column panel per warpgroup).
+  llvm::SmallVector<Value> wgmmaStep(ValueRange acc, Value viewA, bool aKMajor,
+                                     Value viewB, bool bKMajor, Value stage,
+                                     bool bResident, Value bK0,
+                                     bool bSwizzled = false);
   /// Tile row and column of this thread's fragment element [0][0] of m16n8
   /// tile (0, 0): row lane/4 and column 2(lane%4) of its warp's block; tile
   /// (i, j) element [r][c] sits 16i + 8r rows and 8j + c columns further.

@@ -371,9 +371,11 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
   bool registerA = static_cast<bool>(a.fragmentPair);
   bool residentA = a.resident || registerA;
   bool residentB = static_cast<bool>(b.resident);
+  // wgmma reads a swizzled B only as N-major panels, one per warpgroup.
   assert((!a.residentSwizzled || (a.resident && !wgmma)) &&
-         (!b.residentSwizzled || (b.resident && !wgmma)) &&
-         "swizzled resident operands are read by ldmatrix");
+         (!b.residentSwizzled ||
+          (b.resident && (!wgmma || (!b.kContiguous && tileN == 128)))) &&
+         "swizzled resident operands: ldmatrix, or wgmma's N-major B panels");
   assert((!registerA && !a.kScalePair && !a.diagonal) ||
          (!wgmma && residentB && (registerA != bool(a.kScalePair)) &&
           (!a.kScalePair || a.resident) && !a.residentRow0) &&
@@ -390,7 +392,7 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
   auto step = [&](ValueRange cur, Value stage, Value k0) {
     if (wgmma)
       return wgmmaStep(cur, viewA, a.kContiguous, viewB, b.kContiguous, stage,
-                       residentB, k0);
+                       residentB, k0, b.residentSwizzled);
     SliceAt aAt{residentA ? zeroIdx : stage, residentA ? k0 : zeroIdx, aRow0,
                 a.residentSwizzled};
     SliceAt bAt{residentB ? zeroIdx : stage, residentB ? k0 : zeroIdx, bRow0,

@@ -283,7 +283,8 @@ SmallVector<Value> TileMatmul::accumulateWgmmaInPlace(ValueRange acc,
 SmallVector<Value> TileMatmul::wgmmaStep(ValueRange acc, Value viewA,
                                          bool aKMajor, Value viewB,
                                          bool bKMajor, Value stage,
-                                         bool bResident, Value bK0) {
+                                         bool bResident, Value bK0,
+                                         bool bSwizzled) {
   MLIRContext *ctx = e.b.getContext();
   int64_t perGroup = tileN / 2;
   int64_t bytes = mmaType.getIntOrFloatBitWidth() / 8;
@@ -294,7 +295,37 @@ SmallVector<Value> TileMatmul::wgmmaStep(ValueRange acc, Value viewA,
       e.add(sharedAddress(e, viewA), e.mul(stage, tileM * tileK * bytes));
   int64_t aAlongK = aKMajor ? kCoreBytes : (tileM / 8) * kCoreBytes;
   int64_t aAlongM = aKMajor ? (tileK / 8) * kCoreBytes : kCoreBytes;
-  // B: this warpgroup's perGroup rows (output columns).
+  // B: this warpgroup's perGroup rows (output columns). TMA's swizzled
+  // rows [panels][K][64] hold them as panel `group` (perGroup 64, N-major):
+  // a k16 step moves the start by 16 rows, 8-k groups are 1024 bytes
+  // apart, as in place (inPlaceB).
+  if (bSwizzled) {
+    auto type = cast<MemRefType>(viewB.getType());
+    assert(bResident && !bKMajor && perGroup == 64 && type.getRank() == 3 &&
+           type.getDimSize(2) == 64 && "swizzled N-major panels");
+    int64_t panelBytes = type.getDimSize(1) * kRowBytes;
+    Value panel = e.add(sharedAddress(e, viewB), e.mul(group, panelBytes));
+    Value d = toAccumulatorStruct(e, acc);
+    Type structType = d.getType();
+    NVVM::WGMMATypes type16 = wgmmaType(mmaType);
+    auto shape = NVVM::MMAShapeAttr::get(ctx, 64, perGroup, 16);
+    NVVM::WgmmaFenceAlignedOp::create(e.b);
+    for (int64_t ks = 0; ks < tileK; ks += 16) {
+      Value aAt = e.add(aBase, e.idx((ks / 8) * aAlongK));
+      Value bAt = e.add(panel, e.mul(e.add(bK0, e.idx(ks)), kRowBytes));
+      d = NVVM::WgmmaMmaAsyncOp::create(
+          e.b, structType, d, matrixDescriptor(e, aAt, aAlongK, aAlongM),
+          descriptor(e, bAt, panelBytes, kGroupBytes, /*swizzle128=*/true),
+          shape, type16, type16, NVVM::WGMMATypes::f32,
+          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+          NVVM::WGMMAScaleIn::one,
+          aKMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+          NVVM::MMALayout::row, /*satfinite=*/nullptr);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
+    NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
+    return fromAccumulatorStruct(e, d, fragsN);
+  }
   int64_t depthB = tileK;
   if (bResident)
     depthB = cast<MemRefType>(viewB.getType()).getDimSize(2) * 8;

@@ -51,6 +51,8 @@ struct FusedKernelOptions {
   int64_t pBlock = 0;
   std::string stateChain = "auto"; // chunk, lookback, auto or segment
   std::string mma = "mma.sync";    // mma.sync or wgmma
+  std::string stateMma =
+      "auto"; // the chunk-state product's: auto, mma.sync or wgmma
   std::string copy = "auto";       // auto, cp.async or tma
   bool profile = false;            // the chain items' phase clocks
   int64_t cluster = 1;             // blocks of a thread block cluster

@@ -69,6 +69,9 @@ struct FusedPlan {
   StateChain chain = StateChain::Chunk;
   /// The tensor-core instruction of the chain item's products.
   MmaInstr mma = MmaInstr::MmaSync;
+  /// The chunk-state product's instruction where asked (state-mma=); none:
+  /// KernelConfig's rule (mma.sync with raw rows, else `mma`).
+  std::optional<MmaInstr> stateMma;
   /// How raw x, B and C rows reach shared memory where the layer has them
   /// (KernelConfig::operands).
   CopyInstr copy = CopyInstr::CpAsync;

@@ -49,6 +49,18 @@ struct ConvertSSDFusedToGPUPass
                          << chip << "'";
       return signalPassFailure();
     }
+    if (stateMma != "auto" && stateMma != "mma.sync" && stateMma != "wgmma") {
+      module.emitError() << "convert-ssd-fused-to-gpu: state-mma must be "
+                            "'auto', 'mma.sync' or 'wgmma', got '"
+                         << stateMma << "'";
+      return signalPassFailure();
+    }
+    if (stateMma == "wgmma" && chip != "sm_90a") {
+      module.emitError() << "convert-ssd-fused-to-gpu: state-mma=wgmma needs "
+                            "chip sm_90a, got '"
+                         << chip << "'";
+      return signalPassFailure();
+    }
     if (copy != "auto" && copy != "cp.async" && copy != "tma") {
       module.emitError() << "convert-ssd-fused-to-gpu: copy must be "
                             "'auto', 'cp.async' or 'tma', got '"
@@ -101,6 +113,9 @@ struct ConvertSSDFusedToGPUPass
         *chain != fused::StateChain::Segment || !plan->p.isVarlen();
     plan->chain = segmentsFit ? *chain : fused::StateChain::Chunk;
     plan->mma = mma == "wgmma" ? MmaInstr::Wgmma : MmaInstr::MmaSync;
+    if (stateMma != "auto")
+      plan->stateMma =
+          stateMma == "wgmma" ? MmaInstr::Wgmma : MmaInstr::MmaSync;
     // auto: TMA wherever the chip has it (measured 7-8% faster on the H200
     // at 16K and 128K tokens, outputs bitwise equal; bench/NOTES-fused-gpu.md).
     bool tma = copy == "tma" || (copy == "auto" && chip == "sm_90a");

@@ -37,6 +37,12 @@ struct FusedPipelineCLOptions
       llvm::cl::desc("Tensor-core instruction of the chain item's products: "
                      "mma.sync or wgmma (sm_90a)"),
       llvm::cl::init("mma.sync")};
+  Option<std::string> stateMma{
+      *this, "state-mma",
+      llvm::cl::desc("Tensor-core instruction of the chunk-state product: "
+                     "auto (mma.sync with raw rows, else as mma), mma.sync "
+                     "or wgmma (sm_90a)"),
+      llvm::cl::init("auto")};
   Option<std::string> copy{
       *this, "copy",
       llvm::cl::desc("How the chain item's x, B and C rows reach shared "
@@ -73,6 +79,7 @@ struct FusedPipelineCLOptions
     kernel.pBlock = pBlock;
     kernel.stateChain = stateChain;
     kernel.mma = mma;
+    kernel.stateMma = stateMma;
     kernel.copy = copy;
     kernel.profile = profile;
     kernel.cluster = cluster;
@@ -97,6 +104,7 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.tensorCores = options.tensorCores;
   convert.stateChain = kernel.stateChain;
   convert.mma = kernel.mma;
+  convert.stateMma = kernel.stateMma;
   convert.copy = kernel.copy;
   convert.profile = kernel.profile;
   convert.cluster = kernel.cluster;

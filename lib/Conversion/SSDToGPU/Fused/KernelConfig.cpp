@@ -111,6 +111,18 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
       TileMatmul::wgmmaInPlaceFits(scanRows(p, true), roundUp(pBlock, 16),
                                    c.scanDepth);
   MmaInstr rawScanMma = wgmmaScan ? MmaInstr::Wgmma : MmaInstr::MmaSync;
+  // The chunk-state product: with raw rows mma.sync unless state-mma=wgmma
+  // asks for wgmma, which reads B's TMA rows in place as one swizzled
+  // 64-column panel per warpgroup (dstate 128) beside the staged x w;
+  // without raw rows the plan's instruction unless state-mma names one.
+  bool wgmmaState = plan.stateMma == MmaInstr::Wgmma && tmaRows &&
+                    p.state == 2 * kSwizzlePanel &&
+                    TileMatmul::wgmmaFits(pBlock, p.state, c.stateDepth);
+  auto stateMmaFor = [&](bool raw) {
+    if (raw)
+      return wgmmaState ? MmaInstr::Wgmma : MmaInstr::MmaSync;
+    return plan.stateMma.value_or(plan.mma);
+  };
 
   // Raw operands whose scan tile is the whole chunk: the scan's epilogue
   // runs from the fragments (KernelConfig::scanFromFragments).
@@ -124,7 +136,7 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   // tile (16-byte slot accesses; from the fragments, 8-byte pairs into the
   // ring's slots were 20% slower on the H200).
   auto bufferBytes = [&](bool raw) {
-    MmaInstr stateInstr = raw ? MmaInstr::MmaSync : plan.mma;
+    MmaInstr stateInstr = stateMmaFor(raw);
     MmaInstr scanInstr = raw ? rawScanMma : plan.mma;
     int64_t bytes = 0;
     if (c.stateVectors)
@@ -162,7 +174,7 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.operands = tma   ? OperandPath::Tma
                : raw ? OperandPath::CpAsync
                      : OperandPath::Registers;
-  c.stateMma = raw ? MmaInstr::MmaSync : plan.mma;
+  c.stateMma = stateMmaFor(raw);
   c.scanMma = raw ? rawScanMma : plan.mma;
   c.scanRows = scanRows(p, raw);
   c.scanFromFragments = scanFromFragments(raw);
