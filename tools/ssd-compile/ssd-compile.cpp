@@ -128,9 +128,9 @@ cl::opt<std::string>
 cl::opt<std::string> stateMma(
     "state-mma",
     cl::desc("fused only: the chunk-state product's instruction: auto "
-             "(default: mma.sync with TMA or cp.async rows, else as --mma), "
-             "mma.sync or wgmma (sm_90a: with TMA rows and dstate 128, B's "
-             "rows read in place)"),
+             "(default: wgmma with TMA rows and dstate 128, B's rows read in "
+             "place; mma.sync with cp.async rows; else as --mma), mma.sync "
+             "or wgmma (sm_90a)"),
     cl::value_desc("I"), cl::cat(category));
 cl::opt<std::string>
     copy("copy",

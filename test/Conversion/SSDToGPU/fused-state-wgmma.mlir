@@ -1,12 +1,13 @@
-// state-mma=wgmma: the chunk-state product on wgmma where the chain item
-// has TMA rows and dstate 128. x w is staged as MN-major core matrices (A
-// transposed), and each warpgroup reads its 64-column panel of B's
-// 128-byte-swizzled TMA rows in place (N-major: B transposed), so no
-// ldmatrix of B remains. The chunk scan keeps mma.sync (`mma`); elsewhere
-// (cp.async rows) the state product stays on mma.sync.
+// The chunk-state product on wgmma (state-mma=auto, the default, and
+// wgmma) where the chain item has TMA rows and dstate 128. x w is staged as
+// MN-major core matrices (A transposed), and each warpgroup reads its
+// 64-column panel of B's 128-byte-swizzled TMA rows in place (N-major: B
+// transposed), so no ldmatrix of B remains. The chunk scan keeps mma.sync
+// (`mma`). state-mma=mma.sync, and cp.async rows, keep mma.sync for it.
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-mma=wgmma" | FileCheck %s --check-prefix=WGMMA
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=DEFAULT
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-mma=auto" | FileCheck %s --check-prefix=DEFAULT
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=WGMMA
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-mma=auto" | FileCheck %s --check-prefix=WGMMA
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-mma=mma.sync" | FileCheck %s --check-prefix=MMASYNC
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-mma=wgmma copy=cp.async" | FileCheck %s --check-prefix=CPASYNC
 // RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=none state-mma=wgmma" -o /dev/null
 // RUN: not ssd-opt %s --convert-ssd-fused-to-gpu="state-mma=hgmma" 2>&1 | FileCheck %s --check-prefix=BAD
@@ -35,12 +36,16 @@
 // WGMMA-NOT: transpose = true} : memref<2x64x64xbf16
 // WGMMA: gpu.return
 
-// DEFAULT: gpu.func @ssd_fused(
-// DEFAULT-SAME: state_mma = "mma.sync"
-// DEFAULT-NOT: nvvm.wgmma.mma_async
-// DEFAULT: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true} : memref<2x64x64xbf16
-// DEFAULT-NOT: nvvm.wgmma.mma_async
-// DEFAULT: gpu.return
+// mma.sync reads B's swizzled rows by ldmatrix.trans: chunk (n % 64) / 8
+// of row l at that xor l % 8.
+// MMASYNC: gpu.func @ssd_fused(
+// MMASYNC-SAME: shared_memory = 78640
+// MMASYNC-SAME: state_mma = "mma.sync"
+// MMASYNC-NOT: nvvm.wgmma.mma_async
+// MMASYNC: arith.xori
+// MMASYNC: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true} : memref<2x64x64xbf16
+// MMASYNC-NOT: nvvm.wgmma.mma_async
+// MMASYNC: gpu.return
 
 // CPASYNC: gpu.func @ssd_fused(
 // CPASYNC-SAME: operands = "cp.async"

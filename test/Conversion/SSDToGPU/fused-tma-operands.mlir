@@ -43,10 +43,9 @@
 // XROWS: gpu.func @ssd_fused(%[[X:arg0]]: memref<1x?x80x64xbf16, strided<[?, ?, ?, 1]>>
 // XROWS-NOT: load %[[X]][
 // XROWS: gpu.return
-// The chunk-state product reads B swizzled: chunk (n % 64) / 8 of row l at
-// that xor l % 8.
-// TMA: arith.xori
-// TMA: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true} : memref<2x64x64xbf16
+// The chunk-state product reads B's swizzled rows in place, one 64-column
+// panel per warpgroup (wgmma, B N-major; fused-state-wgmma.mlir).
+// TMA: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
 // C replaces B after a barrier, on the second mbarrier.
 // TMA: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
 // TMA-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[CD]], %{{.*}}, box[

@@ -108,10 +108,11 @@ def ConvertSSDFusedToGPU
            "operands read in place from shared memory by warpgroups)">,
     Option<"stateMma", "state-mma", "std::string", /*default=*/"\"auto\"",
            "Tensor-core instruction of the chunk-state product: `auto` "
-           "(mma.sync with raw rows, else as `mma`), `mma.sync`, or `wgmma` "
-           "(sm_90a; with TMA rows and dstate 128 it reads B's rows in "
-           "place beside the staged x w; state_mma in ssd.kernel_config "
-           "says what it took)">,
+           "(wgmma with TMA rows and dstate 128, reading B's rows in place "
+           "beside the staged x w; mma.sync with cp.async rows; else as "
+           "`mma`), `mma.sync` (with raw rows too), or `wgmma` (sm_90a; as "
+           "auto with raw rows, and staged without them); state_mma in "
+           "ssd.kernel_config says what it took">,
     Option<"copy", "copy", "std::string", /*default=*/"\"auto\"",
            "How the chain item's x, B and C rows reach shared memory where "
            "the layer allows raw operands: `auto` (tma on sm_90a, cp.async "

@@ -70,7 +70,8 @@ struct FusedPlan {
   /// The tensor-core instruction of the chain item's products.
   MmaInstr mma = MmaInstr::MmaSync;
   /// The chunk-state product's instruction where asked (state-mma=); none:
-  /// KernelConfig's rule (mma.sync with raw rows, else `mma`).
+  /// KernelConfig's rule (wgmma with TMA rows and dstate 128, mma.sync
+  /// with cp.async rows, else `mma`).
   std::optional<MmaInstr> stateMma;
   /// How raw x, B and C rows reach shared memory where the layer has them
   /// (KernelConfig::operands).

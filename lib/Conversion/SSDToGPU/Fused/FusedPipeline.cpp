@@ -40,8 +40,9 @@ struct FusedPipelineCLOptions
   Option<std::string> stateMma{
       *this, "state-mma",
       llvm::cl::desc("Tensor-core instruction of the chunk-state product: "
-                     "auto (mma.sync with raw rows, else as mma), mma.sync "
-                     "or wgmma (sm_90a)"),
+                     "auto (wgmma with TMA rows and dstate 128, mma.sync "
+                     "with cp.async rows, else as mma), mma.sync or wgmma "
+                     "(sm_90a)"),
       llvm::cl::init("auto")};
   Option<std::string> copy{
       *this, "copy",

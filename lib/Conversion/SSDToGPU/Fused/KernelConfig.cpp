@@ -111,11 +111,14 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
       TileMatmul::wgmmaInPlaceFits(scanRows(p, true), roundUp(pBlock, 16),
                                    c.scanDepth);
   MmaInstr rawScanMma = wgmmaScan ? MmaInstr::Wgmma : MmaInstr::MmaSync;
-  // The chunk-state product: with raw rows mma.sync unless state-mma=wgmma
-  // asks for wgmma, which reads B's TMA rows in place as one swizzled
-  // 64-column panel per warpgroup (dstate 128) beside the staged x w;
-  // without raw rows the plan's instruction unless state-mma names one.
-  bool wgmmaState = plan.stateMma == MmaInstr::Wgmma && tmaRows &&
+  // The chunk-state product: with TMA rows and dstate 128 on wgmma unless
+  // state-mma=mma.sync asks otherwise, reading B's rows in place as one
+  // swizzled 64-column panel per warpgroup beside the staged x w: 3-4%
+  // faster than mma.sync with fp32 states and 5-7% with fp16 ones at the
+  // Mamba-2 2.7B layer (b1 2K-128K, b8 16K; bench/NOTES-fused-gpu.md).
+  // Other raw rows (cp.async: padded, not swizzled) keep mma.sync; without
+  // raw rows the plan's instruction unless state-mma names one.
+  bool wgmmaState = plan.stateMma != MmaInstr::MmaSync && tmaRows &&
                     p.state == 2 * kSwizzlePanel &&
                     TileMatmul::wgmmaFits(pBlock, p.state, c.stateDepth);
   auto stateMmaFor = [&](bool raw) {

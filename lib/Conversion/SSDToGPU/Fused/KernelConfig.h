@@ -100,9 +100,11 @@ struct KernelConfig {
   /// The tensor-core instruction of each product (TileMatmul takes
   /// mma.sync where a tile does not fit wgmma). With raw operands the
   /// chunk scan takes wgmma in place where the plan asks for wgmma (TMA
-  /// rows, 128-row scan tiles), and the chunk-state product mma.sync (its
-  /// x w operand is scaled along k in registers); without them both take
-  /// the plan's instruction.
+  /// rows, 128-row scan tiles), and the chunk-state product wgmma with TMA
+  /// rows and dstate 128 (x w staged, B's swizzled rows in place) unless
+  /// state-mma=mma.sync, mma.sync with cp.async rows; without raw operands
+  /// both take the plan's instruction (state-mma may name the state
+  /// product's).
   MmaInstr stateMma = MmaInstr::MmaSync, scanMma = MmaInstr::MmaSync;
   OperandPath operands = OperandPath::Registers;
   /// The chunk-state / chunk-scan products take the vector path.
