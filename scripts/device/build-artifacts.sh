@@ -10,9 +10,10 @@
 #                                      fused-chunk: the turn chain alone (the default,
 #                                      auto, holds it beside the look-back kernel),
 #                                      fused-f16state: the fused kernel with fp16
-#                                      states, fused-wgmma, fused-state-wgmma[-f16state]:
-#                                      the chunk-state product on wgmma (--state-mma wgmma;
-#                                      opt-in, not built by default), fused-cp-async: x, B
+#                                      states, fused-wgmma, fused-state-mmasync: the
+#                                      chunk-state product on mma.sync instead of the
+#                                      default's wgmma (--state-mma mma.sync; opt-in,
+#                                      not built by default), fused-cp-async: x, B
 #                                      and C by cp.async instead of the default
 #                                      TMA), fused-cluster: clusters of two blocks
 #                                      (--cluster 2; layers it cannot pair leave
@@ -99,8 +100,7 @@ variant_flags() {
     fused-lookback-f16state) echo "--strategy fused --state-chain lookback --state-dtype f16" ;;
     fused-f16state) echo "--strategy fused --state-dtype f16" ;;
     fused-wgmma) echo "--strategy fused --mma wgmma" ;;
-    fused-state-wgmma) echo "--strategy fused --state-mma wgmma" ;;
-    fused-state-wgmma-f16state) echo "--strategy fused --state-mma wgmma --state-dtype f16" ;;
+    fused-state-mmasync) echo "--strategy fused --state-mma mma.sync" ;;
     fused-cp-async) echo "--strategy fused --copy cp.async" ;;
     fused-cluster) echo "--strategy fused --cluster 2" ;;
   esac

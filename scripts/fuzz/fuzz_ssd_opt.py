@@ -38,6 +38,8 @@ PIPELINES = [
     ["--ssd-cpu-pipeline"],
     ["--ssd-gpu-unfused-pipeline=format=none"],
     ["--ssd-gpu-fused-pipeline=format=none"],
+    # The chunk-state product on mma.sync (the default takes wgmma).
+    ["--ssd-gpu-fused-pipeline=format=none state-mma=mma.sync"],
 ]
 
 # Built-in seeds: small layers the mutations start from.
