@@ -295,46 +295,38 @@ SmallVector<Value> TileMatmul::wgmmaStep(ValueRange acc, Value viewA,
       e.add(sharedAddress(e, viewA), e.mul(stage, tileM * tileK * bytes));
   int64_t aAlongK = aKMajor ? kCoreBytes : (tileM / 8) * kCoreBytes;
   int64_t aAlongM = aKMajor ? (tileK / 8) * kCoreBytes : kCoreBytes;
-  // B: this warpgroup's perGroup rows (output columns). TMA's swizzled
-  // rows [panels][K][64] hold them as panel `group` (perGroup 64, N-major):
-  // a k16 step moves the start by 16 rows, 8-k groups are 1024 bytes
-  // apart, as in place (inPlaceB).
+  // B: this warpgroup's perGroup rows (output columns), the descriptor of
+  // k16 step `ks` of the slice. TMA's swizzled rows [panels][K][64] hold
+  // them as panel `group` (perGroup 64, N-major): a k16 step moves the
+  // start by 16 rows, 8-k groups are 1024 bytes apart, as in place
+  // (inPlaceB). Core matrices: two along K per step.
+  std::function<Value(int64_t)> descriptorB;
   if (bSwizzled) {
     auto type = cast<MemRefType>(viewB.getType());
     assert(bResident && !bKMajor && perGroup == 64 && type.getRank() == 3 &&
            type.getDimSize(2) == 64 && "swizzled N-major panels");
     int64_t panelBytes = type.getDimSize(1) * kRowBytes;
     Value panel = e.add(sharedAddress(e, viewB), e.mul(group, panelBytes));
-    Value d = toAccumulatorStruct(e, acc);
-    Type structType = d.getType();
-    NVVM::WGMMATypes type16 = wgmmaType(mmaType);
-    auto shape = NVVM::MMAShapeAttr::get(ctx, 64, perGroup, 16);
-    NVVM::WgmmaFenceAlignedOp::create(e.b);
-    for (int64_t ks = 0; ks < tileK; ks += 16) {
-      Value aAt = e.add(aBase, e.idx((ks / 8) * aAlongK));
-      Value bAt = e.add(panel, e.mul(e.add(bK0, e.idx(ks)), kRowBytes));
-      d = NVVM::WgmmaMmaAsyncOp::create(
-          e.b, structType, d, matrixDescriptor(e, aAt, aAlongK, aAlongM),
-          descriptor(e, bAt, panelBytes, kGroupBytes, /*swizzle128=*/true),
-          shape, type16, type16, NVVM::WGMMATypes::f32,
-          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-          NVVM::WGMMAScaleIn::one,
-          aKMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
-          NVVM::MMALayout::row, /*satfinite=*/nullptr);
-    }
-    NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
-    NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
-    return fromAccumulatorStruct(e, d, fragsN);
+    descriptorB = [&, panel, panelBytes](int64_t ks) {
+      Value at = e.add(panel, e.mul(e.add(bK0, e.idx(ks)), kRowBytes));
+      return descriptor(e, at, panelBytes, kGroupBytes, /*swizzle128=*/true);
+    };
+  } else {
+    int64_t depthB = tileK;
+    if (bResident)
+      depthB = cast<MemRefType>(viewB.getType()).getDimSize(2) * 8;
+    int64_t bAlongK = bKMajor ? kCoreBytes : (tileN / 8) * kCoreBytes;
+    int64_t bAlongN = bKMajor ? (depthB / 8) * kCoreBytes : kCoreBytes;
+    Value bBase = sharedAddress(e, viewB);
+    if (!bResident)
+      bBase = e.add(bBase, e.mul(stage, tileN * tileK * bytes));
+    bBase = e.add(bBase, e.mul(group, (perGroup / 8) * bAlongN));
+    descriptorB = [&, bBase, bAlongK, bAlongN](int64_t ks) {
+      Value kB = bResident ? e.add(bK0, e.idx(ks)) : e.idx(ks);
+      Value at = e.add(bBase, e.mul(e.div(kB, e.idx(8)), bAlongK));
+      return matrixDescriptor(e, at, bAlongK, bAlongN);
+    };
   }
-  int64_t depthB = tileK;
-  if (bResident)
-    depthB = cast<MemRefType>(viewB.getType()).getDimSize(2) * 8;
-  int64_t bAlongK = bKMajor ? kCoreBytes : (tileN / 8) * kCoreBytes;
-  int64_t bAlongN = bKMajor ? (depthB / 8) * kCoreBytes : kCoreBytes;
-  Value bBase = sharedAddress(e, viewB);
-  if (!bResident)
-    bBase = e.add(bBase, e.mul(stage, tileN * tileK * bytes));
-  bBase = e.add(bBase, e.mul(group, (perGroup / 8) * bAlongN));
 
   // Fragments j of the mma.sync layout are registers 4j .. 4j + 3.
   Value d = toAccumulatorStruct(e, acc);
@@ -345,11 +337,10 @@ SmallVector<Value> TileMatmul::wgmmaStep(ValueRange acc, Value viewA,
   for (int64_t ks = 0; ks < tileK; ks += 16) {
     // k16 = two core matrices along K.
     Value aAt = e.add(aBase, e.idx((ks / 8) * aAlongK));
-    Value kB = bResident ? e.add(bK0, e.idx(ks)) : e.idx(ks);
-    Value bAt = e.add(bBase, e.mul(e.div(kB, e.idx(8)), bAlongK));
+    Value descA = matrixDescriptor(e, aAt, aAlongK, aAlongM);
+    Value descB = descriptorB(ks);
     d = NVVM::WgmmaMmaAsyncOp::create(
-        e.b, structType, d, matrixDescriptor(e, aAt, aAlongK, aAlongM),
-        matrixDescriptor(e, bAt, bAlongK, bAlongN), shape, type, type,
+        e.b, structType, d, descA, descB, shape, type, type,
         NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
         aKMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
