@@ -22,6 +22,31 @@ struct ConvertSSDFusedToGPUPass
     : ssd::impl::ConvertSSDFusedToGPUBase<ConvertSSDFusedToGPUPass> {
   using Base::Base;
 
+  /// Whether the option `name` holds one of `choices`; reports it if not.
+  static bool isOneOf(ModuleOp module, StringRef name, StringRef value,
+                      ArrayRef<StringRef> choices) {
+    if (llvm::is_contained(choices, value))
+      return true;
+    InFlightDiagnostic diag = module.emitError();
+    diag << "convert-ssd-fused-to-gpu: " << name << " must be ";
+    for (auto [i, choice] : llvm::enumerate(choices))
+      diag << (i == 0                    ? ""
+               : i + 1 == choices.size() ? " or "
+                                         : ", ")
+           << "'" << choice << "'";
+    diag << ", got '" << value << "'";
+    return false;
+  }
+
+  /// Whether the chip is sm_90a, which `setting` needs; reports it if not.
+  bool onHopper(ModuleOp module, StringRef setting) {
+    if (chip == "sm_90a")
+      return true;
+    module.emitError() << "convert-ssd-fused-to-gpu: " << setting
+                       << " needs chip sm_90a, got '" << chip << "'";
+    return false;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (pBlock <= 0 || !llvm::isPowerOf2_64(static_cast<uint64_t>(pBlock))) {
@@ -37,54 +62,22 @@ struct ConvertSSDFusedToGPUPass
                          << stateChain << "'";
       return signalPassFailure();
     }
-    if (mma != "mma.sync" && mma != "wgmma") {
-      module.emitError() << "convert-ssd-fused-to-gpu: mma must be "
-                            "'mma.sync' or 'wgmma', got '"
-                         << mma << "'";
+    if (!isOneOf(module, "mma", mma, {"mma.sync", "wgmma"}) ||
+        (mma == "wgmma" && !onHopper(module, "mma=wgmma")) ||
+        !isOneOf(module, "state-mma", stateMma,
+                 {"auto", "mma.sync", "wgmma"}) ||
+        (stateMma == "wgmma" && !onHopper(module, "state-mma=wgmma")) ||
+        !isOneOf(module, "copy", copy, {"auto", "cp.async", "tma"}) ||
+        (copy == "tma" && !onHopper(module, "copy=tma")))
       return signalPassFailure();
-    }
-    if (mma == "wgmma" && chip != "sm_90a") {
-      module.emitError() << "convert-ssd-fused-to-gpu: mma=wgmma needs chip "
-                            "sm_90a, got '"
-                         << chip << "'";
-      return signalPassFailure();
-    }
-    if (stateMma != "auto" && stateMma != "mma.sync" && stateMma != "wgmma") {
-      module.emitError() << "convert-ssd-fused-to-gpu: state-mma must be "
-                            "'auto', 'mma.sync' or 'wgmma', got '"
-                         << stateMma << "'";
-      return signalPassFailure();
-    }
-    if (stateMma == "wgmma" && chip != "sm_90a") {
-      module.emitError() << "convert-ssd-fused-to-gpu: state-mma=wgmma needs "
-                            "chip sm_90a, got '"
-                         << chip << "'";
-      return signalPassFailure();
-    }
-    if (copy != "auto" && copy != "cp.async" && copy != "tma") {
-      module.emitError() << "convert-ssd-fused-to-gpu: copy must be "
-                            "'auto', 'cp.async' or 'tma', got '"
-                         << copy << "'";
-      return signalPassFailure();
-    }
-    if (copy == "tma" && chip != "sm_90a") {
-      module.emitError() << "convert-ssd-fused-to-gpu: copy=tma needs chip "
-                            "sm_90a, got '"
-                         << chip << "'";
-      return signalPassFailure();
-    }
     if (cluster != 1 && cluster != 2) {
       module.emitError() << "convert-ssd-fused-to-gpu: cluster must be 1 or "
                             "2, got "
                          << static_cast<int64_t>(cluster);
       return signalPassFailure();
     }
-    if (cluster == 2 && chip != "sm_90a") {
-      module.emitError() << "convert-ssd-fused-to-gpu: cluster=2 needs chip "
-                            "sm_90a, got '"
-                         << chip << "'";
+    if (cluster == 2 && !onHopper(module, "cluster=2"))
       return signalPassFailure();
-    }
     if (foldLoadsAhead < 0 || foldLoadsAhead > fused::kMaxFoldLoadsAhead) {
       module.emitError() << "convert-ssd-fused-to-gpu: fold-loads-ahead must "
                             "be 0 (the fold's default) or 1 to "

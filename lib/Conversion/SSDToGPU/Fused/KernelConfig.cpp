@@ -113,9 +113,10 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   MmaInstr rawScanMma = wgmmaScan ? MmaInstr::Wgmma : MmaInstr::MmaSync;
   // The chunk-state product: with TMA rows and dstate 128 on wgmma unless
   // state-mma=mma.sync asks otherwise, reading B's rows in place as one
-  // swizzled 64-column panel per warpgroup beside the staged x w: 3-4%
-  // faster than mma.sync with fp32 states and 5-7% with fp16 ones at the
-  // Mamba-2 2.7B layer (b1 2K-128K, b8 16K; bench/NOTES-fused-gpu.md).
+  // swizzled 64-column panel per warpgroup beside the staged x w: 3-5%
+  // faster than mma.sync with fp32 states and 4-7% with fp16 ones at the
+  // Mamba-2 2.7B layer on an H100 (b1 2K-128K, b8 16K;
+  // bench/NOTES-fused-gpu.md).
   // Other raw rows (cp.async: padded, not swizzled) keep mma.sync; without
   // raw rows the plan's instruction unless state-mma names one.
   bool wgmmaState = plan.stateMma != MmaInstr::MmaSync && tmaRows &&
