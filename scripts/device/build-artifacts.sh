@@ -212,13 +212,11 @@ for mma in mma.sync wgmma; do
   for shape in "64 64 128 64" "64 128 128 64" "64 64 256 32"; do
     read -r m n k depth <<<"$shape"
     # How A reaches the tensor cores: register fragments (plain, scaled
-    # along k, causal) are an mma.sync path; wgmma takes scaled fragments
-    # beside a k-major B.
+    # along k, causal) are an mma.sync path.
+    sources=staged
+    [ "$mma" = mma.sync ] && sources="staged registers scaled causal"
     for ak in true false; do
       for bk in true false; do
-        sources=staged
-        [ "$mma" = mma.sync ] && sources="staged registers scaled causal"
-        [ "$mma" = wgmma ] && [ "$bk" = true ] && sources="staged scaled"
         for a_source in $sources; do
         name="tile-${mma/./}-m$m-n$n-k$k-d$depth-a$ak-b$bk"
         [ "$a_source" = staged ] || name="$name-$a_source"

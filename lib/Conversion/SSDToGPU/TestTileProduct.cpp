@@ -6,7 +6,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TileMatmul.h"
-#include "TmaCopy.h"
 #include "ssd/Conversion/SSDToGPU/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -52,33 +51,23 @@ struct TestTileProductPass
         aSource != "causal")
       return bad("a-source must be 'staged', 'registers', 'scaled' or "
                  "'causal', got '" + aSource + "'");
-    if ((aSource == "registers" || aSource == "causal") && mma != "mma.sync")
+    if (aSource != "staged" && mma != "mma.sync")
       return bad("a-source '" + aSource + "' needs mma=mma.sync, got '" + mma +
                  "'");
-    if (aSource == "scaled" && mma == "wgmma" && !bKContiguous)
-      return bad("a-source 'scaled' with mma=wgmma reads B as k-major core "
-                 "matrices: it needs b-k-contiguous=true");
     return success();
   }
 
   /// `matrix` (rows x cols) copied into shared memory as a resident
-  /// operand is laid out: [1][rows][cols + pad], or with `product` the
-  /// layout that product reads a resident B in (wgmma: core matrices, cols
-  /// being k). The caller's barrier makes it visible.
-  static Value copyToShared(Emitter &e, KernelFunc &kernel, Value matrix,
-                            const TileMatmul *product = nullptr) {
+  /// operand is laid out, [1][rows][cols + pad]; the caller's barrier
+  /// makes it visible.
+  static Value copyToShared(Emitter &e, KernelFunc &kernel, Value matrix) {
     auto type = cast<MemRefType>(matrix.getType());
     int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-    Value buffer = product
-                       ? kernel.sharedBuffer(product->residentShape(rows, cols),
-                                             type.getElementType())
-                       : kernel.sharedBuffer({1, rows, cols + kResidentPad},
-                                             type.getElementType());
+    Value buffer = kernel.sharedBuffer({1, rows, cols + kResidentPad},
+                                       type.getElementType());
     e.forLoop(e.threadId(), e.idx(rows * cols), e.idx(kThreads), [&](Value el) {
       Value r = e.div(el, e.idx(cols)), c = e.rem(el, e.idx(cols));
-      SmallVector<Value> at = product ? product->residentAt(r, c)
-                                      : SmallVector<Value>{e.idx(0), r, c};
-      e.store(e.load(matrix, {r, c}), buffer, at);
+      e.store(e.load(matrix, {r, c}), buffer, {e.idx(0), r, c});
     });
     return buffer;
   }
@@ -140,14 +129,9 @@ struct TestTileProductPass
     TileOperand bOp = operand(bArg, bKContiguous);
     if (aSource != "staged") {
       // B read in place; A from registers, or in place and scaled.
-      // wgmma reads a resident B as core matrices (scaled A only).
-      bOp.resident =
-          copyToShared(e, kernel, bArg, mm.usesWgmma() ? &mm : nullptr);
+      bOp.resident = copyToShared(e, kernel, bArg);
       if (aSource == "scaled")
         a.resident = copyToShared(e, kernel, aArg);
-      // wgmma reads B through the async proxy.
-      if (mm.usesWgmma())
-        fenceSharedForAsyncProxy(e);
       e.barrier();
     }
     bool causal = aSource == "causal";

@@ -74,21 +74,19 @@ struct TileOperand {
   Value residentRow0;
   /// The resident buffer holds TMA's 128-byte swizzle, [width / 64][rows]
   /// [64] (TmaCopy.h: swizzled128At), instead of padded rows; the product
-  /// indexes it by the same (row, column). mma.sync, wgmma in place (A
-  /// k-contiguous, B either way), or a scaled A beside wgmma's N-major B.
+  /// indexes it by the same (row, column). mma.sync, or wgmma in place (A
+  /// k-contiguous, B either way).
   bool residentSwizzled = false;
 
-  // A operands made in registers (vector path, beside a resident B;
-  // mma.sync, or wgmma for kScalePair): the fragments go straight to the tensor
-  // cores, never through a staged slice, its stores, its barrier or ldmatrix.
+  // A operands made in registers (mma.sync, vector path, beside a resident
+  // B): the fragments go straight to the tensor cores, never through a
+  // staged slice, its stores, its barrier or ldmatrix.
   /// A's fragments computed in registers: elements (k, row) and (k + 1,
   /// row), k even, as vector<2xf32>; the product zeroes those at k >= kEnd.
   std::function<Value(Value k, Value row)> fragmentPair;
   /// With `resident` (A only): the fragments read from it are multiplied,
   /// element (k, row) by element k % 2 of kScalePair(k - k % 2) (f32,
-  /// vector<2xf32>); the rounding is that of a staged convertVector. On
-  /// wgmma (64-row tiles) the scaled fragments are register A beside a
-  /// resident B, and the product zeroes them at k >= kEnd.
+  /// vector<2xf32>); the rounding is that of a staged convertVector.
   std::function<Value(Value k)> kScalePair;
   /// Optional with fragmentPair: A(k, row) is zero for k > row + diagonal,
   /// so a warp skips the k16 steps past its last row's diagonal.
@@ -276,15 +274,8 @@ private:
   llvm::SmallVector<Value> mmaFragments(ValueRange acc,
                                         llvm::ArrayRef<Value> aFrags,
                                         llvm::ArrayRef<Value> bFrags);
-  /// This warp's m16k16 A fragment of rows m0.. and k columns k.. read by
-  /// ldmatrix from `viewA` ([stage][row][k], or [stage][k][row] with
-  /// `aTrans`; TMA's swizzled rows with `swizzled`).
-  Value loadFragmentA(Value viewA, bool aTrans, Value stage, bool swizzled,
-                      Value m0, Value k);
-  /// `frag` (read at k kAbs..) scaled along k by a.kScalePair; with `kEnd`,
-  /// the elements at k >= kEnd zero.
-  Value scaleFragmentA(const TileOperand &a, Value frag, Value kAbs,
-                       Value kEnd = Value());
+  /// `frag` (read at k kAbs..) scaled along k by a.kScalePair.
+  Value scaleFragmentA(const TileOperand &a, Value frag, Value kAbs);
   /// acc += A B^T with wgmma in place: the whole K extent of B's buffer,
   /// A's fragments past kEnd (and past `a.diagonal`) zero
   /// (TileMatmulWgmma.cpp).
@@ -292,23 +283,6 @@ private:
                                                   Value kEnd,
                                                   const TileOperand &a,
                                                   const TileOperand &b);
-  /// acc += A B^T with wgmma, A a resident operand scaled along k
-  /// (kScalePair) and read by ldmatrix into register fragments, B resident
-  /// (swizzled N-major panels or core matrices): the whole K extent of B's
-  /// buffer in groups of tileK steps, elements past kEnd zero. Nothing is
-  /// staged and no barrier runs (TileMatmulWgmma.cpp).
-  llvm::SmallVector<Value> accumulateWgmmaScaledA(ValueRange acc, Value kBegin,
-                                                  Value kEnd,
-                                                  const TileOperand &a,
-                                                  const TileOperand &b);
-  /// The descriptor of B's k16 step `ks` for this warpgroup's tileN / 2
-  /// columns: a staged slice at `stage`, or resident from k `bK0` (core
-  /// matrices, or with `bSwizzled` TMA's swizzled N-major rows, one
-  /// 64-column panel per warpgroup).
-  std::function<Value(int64_t ks)> wgmmaDescriptorsB(Value viewB, bool bKMajor,
-                                                     Value stage,
-                                                     bool bResident, Value bK0,
-                                                     bool bSwizzled);
   /// One staged slice of A against B's slice: staged, or resident from
   /// k `bK0` (core matrices, or with `bSwizzled` TMA's swizzled N-major
   /// rows, one 64-column panel per warpgroup).

@@ -129,39 +129,17 @@ SmallVector<Value> TileMatmul::accumulateBlockFactored(ValueRange acc,
              [&](Value k) { return computeFragmentA(a, m0, k, kEnd); });
 }
 
-Value TileMatmul::scaleFragmentA(const TileOperand &a, Value frag, Value kAbs,
-                                 Value kEnd) {
+Value TileMatmul::scaleFragmentA(const TileOperand &a, Value frag,
+                                 Value kAbs) {
   FragmentLane at = fragmentLane(e);
   auto pairType = VectorType::get({2}, mmaType);
   auto f32Pair = VectorType::get({2}, e.b.getF32Type());
-  // Registers r and r + 1 share their k columns: one scale and mask each.
-  Value k0 = e.add(kAbs, at.k);
-  Value ks[2] = {k0, e.add(k0, e.idx(8))};
-  Value scales[2] = {a.kScalePair(ks[0]), a.kScalePair(ks[1])};
-  Value masks[2], zeros;
-  if (kEnd) {
-    zeros = arith::ConstantOp::create(
-        e.b, f32Pair,
-        DenseElementsAttr::get(f32Pair, e.b.getF32FloatAttr(0.0)));
-    // Lane offsets against the step's limit (kEnd - kAbs, positive where
-    // a step runs): the offsets are the same for every step and item.
-    Value limit = e.sub(kEnd, kAbs);
-    for (int64_t h = 0; h < 2; ++h) {
-      Value lk = e.add(at.k, e.idx(8 * h));
-      SmallVector<Value> in = {e.lt(lk, limit),
-                               e.lt(e.add(lk, e.idx(1)), limit)};
-      masks[h] = vector::FromElementsOp::create(
-          e.b, VectorType::get({2}, e.b.getI1Type()), in);
-    }
-  }
+  Value k = e.add(kAbs, at.k);
+  Value scales[2] = {a.kScalePair(k), a.kScalePair(e.add(k, e.idx(8)))};
   for (int64_t r = 0; r < 4; ++r) {
     Value pair = vector::ExtractOp::create(e.b, frag, ArrayRef<int64_t>{r});
     Value wide = arith::ExtFOp::create(e.b, f32Pair, pair);
     Value scaled = e.mulf(wide, scales[r / 2]);
-    // The products are masked, not the scales: rows past kEnd (another
-    // sequence's tokens) add nothing whatever they hold.
-    if (kEnd)
-      scaled = arith::SelectOp::create(e.b, masks[r / 2], scaled, zeros);
     frag = vector::InsertOp::create(
         e.b, arith::TruncFOp::create(e.b, pairType, scaled), frag,
         ArrayRef<int64_t>{r});

@@ -289,31 +289,6 @@ TileMatmul::fragmentsB(Value viewB, bool bTrans, SliceAt bAt) {
   };
 }
 
-Value TileMatmul::loadFragmentA(Value viewA, bool aTrans, Value stage,
-                                bool swizzled, Value m0, Value k) {
-  LdmatrixLanes lanes = ldmatrixLanes(e);
-  auto type = VectorType::get({4, 2}, mmaType);
-  if (swizzled && aTrans) {
-    // k is a multiple of 8, so row k + r keeps row r's swizzle phase: the
-    // lane's indices at k 0, k rows further (one base address per lane and
-    // immediate offsets per step, instead of an address per step).
-    SmallVector<Value> at =
-        swizzled128At(e, e.add(lanes.hi8, lanes.l8), e.add(m0, lanes.mid8));
-    at[1] = e.add(at[1], k);
-    return nvgpu::LdMatrixOp::create(e.b, type, viewA, at, aTrans, 4);
-  }
-  // x4: the four 8x8 matrices of rows m0.., k columns k.. (stored k x m:
-  // the transposed read of k rows).
-  SmallVector<Value> at =
-      aTrans ? SmallVector<Value>{stage, e.add(e.add(lanes.hi8, lanes.l8), k),
-                                  e.add(m0, lanes.mid8)}
-             : SmallVector<Value>{stage, e.add(m0, lanes.l16),
-                                  e.add(lanes.hi8, k)};
-  if (swizzled)
-    at = swizzled128At(e, at[1], at[2]);
-  return nvgpu::LdMatrixOp::create(e.b, type, viewA, at, aTrans, 4);
-}
-
 SmallVector<Value> TileMatmul::mmaFragments(ValueRange acc,
                                             ArrayRef<Value> aFrags,
                                             ArrayRef<Value> bFrags) {
@@ -334,10 +309,13 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
                                              bool aTrans, SliceAt aAt,
                                              Value viewB, bool bTrans,
                                              SliceAt bAt, Value kEnd) {
-  Value aK0 = aAt.k0, bK0 = bAt.k0;
+  Value stage = aAt.stage, aK0 = aAt.k0, bK0 = bAt.k0;
   Value warp = e.div(e.threadId(), e.idx(32));
   Value wm = e.rem(warp, e.idx(warpsM));
   Value mBase = e.add(e.mul(wm, fragsM * 16), aAt.row0);
+  LdmatrixLanes lanes = ldmatrixLanes(e);
+  Value l8 = lanes.l8, l16 = lanes.l16, hi8 = lanes.hi8, mid8 = lanes.mid8;
+  auto aType = VectorType::get({4, 2}, mmaType);
   auto loadB = fragmentsB(viewB, bTrans, bAt);
   SmallVector<Value> next(acc.begin(), acc.end());
   // One k16 step of this warp's fragments.
@@ -350,8 +328,15 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
         aFrags.push_back(computeFragmentA(a, m0, kAbs, kEnd));
         continue;
       }
-      Value frag =
-          loadFragmentA(viewA, aTrans, aAt.stage, aAt.swizzled, m0, kAbs);
+      SmallVector<Value> at =
+          aTrans ? SmallVector<Value>{stage,
+                                      e.add(e.add(hi8, l8), e.add(aK0, e.idx(ks))),
+                                      e.add(m0, mid8)}
+                 : SmallVector<Value>{stage, e.add(m0, l16),
+                                      e.add(hi8, e.add(aK0, e.idx(ks)))};
+      if (aAt.swizzled)
+        at = swizzled128At(e, at[1], at[2]);
+      Value frag = nvgpu::LdMatrixOp::create(e.b, aType, viewA, at, aTrans, 4);
       aFrags.push_back(a.kScalePair ? scaleFragmentA(a, frag, kAbs) : frag);
     }
     return mmaFragments(cur, aFrags, loadB(e.add(bK0, e.idx(ks))));
@@ -382,8 +367,6 @@ SmallVector<Value> TileMatmul::accumulateVector(ValueRange acc, Value kBegin,
          "block factors: mma.sync, one m16 fragment per warp, B resident");
   if (wgmmaInPlace)
     return accumulateWgmmaInPlace(acc, kBegin, kEnd, a, b);
-  if (wgmma && a.kScalePair)
-    return accumulateWgmmaScaledA(acc, kBegin, kEnd, a, b);
   // A made in registers is staged no more than a resident A.
   bool registerA = static_cast<bool>(a.fragmentPair);
   bool residentA = a.resident || registerA;

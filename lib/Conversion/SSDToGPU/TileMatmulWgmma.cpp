@@ -280,96 +280,6 @@ SmallVector<Value> TileMatmul::accumulateWgmmaInPlace(ValueRange acc,
   return fromAccumulatorStruct(e, d, fragsN);
 }
 
-std::function<Value(int64_t)>
-TileMatmul::wgmmaDescriptorsB(Value viewB, bool bKMajor, Value stage,
-                              bool bResident, Value bK0, bool bSwizzled) {
-  int64_t perGroup = tileN / 2;
-  int64_t bytes = mmaType.getIntOrFloatBitWidth() / 8;
-  Value group = e.div(e.threadId(), e.idx(128));
-  // B: this warpgroup's perGroup rows (output columns), the descriptor of
-  // k16 step `ks` of the slice. TMA's swizzled rows [panels][K][64] hold
-  // them as panel `group` (perGroup 64, N-major): a k16 step moves the
-  // start by 16 rows, 8-k groups are 1024 bytes apart, as in place
-  // (inPlaceB). Core matrices: two along K per step.
-  Emitter &em = e;
-  if (bSwizzled) {
-    auto type = cast<MemRefType>(viewB.getType());
-    assert(bResident && !bKMajor && perGroup == 64 && type.getRank() == 3 &&
-           type.getDimSize(2) == 64 && "swizzled N-major panels");
-    int64_t panelBytes = type.getDimSize(1) * kRowBytes;
-    Value panel = e.add(sharedAddress(e, viewB), e.mul(group, panelBytes));
-    return [&em, panel, panelBytes, bK0](int64_t ks) {
-      Value at = em.add(panel, em.mul(em.add(bK0, em.idx(ks)), kRowBytes));
-      return descriptor(em, at, panelBytes, kGroupBytes, /*swizzle128=*/true);
-    };
-  }
-  int64_t depthB = tileK;
-  if (bResident)
-    depthB = cast<MemRefType>(viewB.getType()).getDimSize(2) * 8;
-  int64_t bAlongK = bKMajor ? kCoreBytes : (tileN / 8) * kCoreBytes;
-  int64_t bAlongN = bKMajor ? (depthB / 8) * kCoreBytes : kCoreBytes;
-  Value bBase = sharedAddress(e, viewB);
-  if (!bResident)
-    bBase = e.add(bBase, e.mul(stage, tileN * tileK * bytes));
-  bBase = e.add(bBase, e.mul(group, (perGroup / 8) * bAlongN));
-  return [&em, bBase, bAlongK, bAlongN, bResident, bK0](int64_t ks) {
-    Value kB = bResident ? em.add(bK0, em.idx(ks)) : em.idx(ks);
-    Value at = em.add(bBase, em.mul(em.div(kB, em.idx(8)), bAlongK));
-    return matrixDescriptor(em, at, bAlongK, bAlongN);
-  };
-}
-
-SmallVector<Value> TileMatmul::accumulateWgmmaScaledA(ValueRange acc,
-                                                      Value kBegin, Value kEnd,
-                                                      const TileOperand &a,
-                                                      const TileOperand &b) {
-  assert(wgmma && a.resident && a.kScalePair && !a.residentRow0 && b.resident &&
-         !b.residentRow0 &&
-         "wgmma with a scaled A: both operands resident from row 0");
-  assert(getConstantIntValue(kBegin) == 0 && "the scaled A runs from k 0");
-  (void)kBegin;
-  // B's whole K extent: swizzled rows [panels][K][64], or core matrices
-  // [1][N/8][K/8][8][8].
-  auto typeB = cast<MemRefType>(b.resident.getType());
-  int64_t depth =
-      b.residentSwizzled ? typeB.getDimSize(1) : typeB.getDimSize(2) * 8;
-  Value zeroIdx = e.idx(0);
-  std::function<Value(int64_t)> descriptorB =
-      wgmmaDescriptorsB(b.resident, b.kContiguous, zeroIdx,
-                        /*bResident=*/true, zeroIdx, b.residentSwizzled);
-  // Both warpgroups need the same 64 rows of A: warp w's rows 16 (w % 4)...
-  Value warp = e.div(e.threadId(), e.idx(32));
-  Value m0 = e.mul(e.rem(warp, e.idx(warpsM)), 16);
-  auto fragType = VectorType::get({4, 2}, mmaType);
-  Value zeros = arith::ConstantOp::create(
-      e.b, fragType,
-      DenseElementsAttr::get(fragType, e.b.getZeroAttr(mmaType)));
-  Value d = toAccumulatorStruct(e, acc);
-  // Groups of tileK: every fragment of a group first, then its steps back
-  // to back and one wait (registers bound the group, not shared memory).
-  for (int64_t g0 = 0; g0 < depth; g0 += tileK) {
-    SmallVector<Value> fragments;
-    for (int64_t ks = g0; ks < std::min(depth, g0 + tileK); ks += 16) {
-      Value k = e.idx(ks);
-      fragments.push_back(e.ifElse(
-          e.lt(k, kEnd), TypeRange{fragType},
-          [&]() -> SmallVector<Value> {
-            Value raw = loadFragmentA(a.resident, !a.kContiguous, zeroIdx,
-                                      a.residentSwizzled, m0, k);
-            return {scaleFragmentA(a, raw, k, kEnd)};
-          },
-          [&]() -> SmallVector<Value> { return {zeros}; })[0]);
-    }
-    NVVM::WgmmaFenceAlignedOp::create(e.b);
-    for (size_t s = 0; s < fragments.size(); ++s)
-      d = wgmmaRegisterA(e, d, fragments[s], descriptorB(g0 + 16 * s),
-                         tileN / 2, mmaType, b.kContiguous);
-    NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
-    NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
-  }
-  return fromAccumulatorStruct(e, d, fragsN);
-}
-
 SmallVector<Value> TileMatmul::wgmmaStep(ValueRange acc, Value viewA,
                                          bool aKMajor, Value viewB,
                                          bool bKMajor, Value stage,
@@ -378,14 +288,45 @@ SmallVector<Value> TileMatmul::wgmmaStep(ValueRange acc, Value viewA,
   MLIRContext *ctx = e.b.getContext();
   int64_t perGroup = tileN / 2;
   int64_t bytes = mmaType.getIntOrFloatBitWidth() / 8;
+  Value group = e.div(e.threadId(), e.idx(128));
 
   // A: the tile's 64 rows; this stage's slice.
   Value aBase =
       e.add(sharedAddress(e, viewA), e.mul(stage, tileM * tileK * bytes));
   int64_t aAlongK = aKMajor ? kCoreBytes : (tileM / 8) * kCoreBytes;
   int64_t aAlongM = aKMajor ? (tileK / 8) * kCoreBytes : kCoreBytes;
-  std::function<Value(int64_t)> descriptorB =
-      wgmmaDescriptorsB(viewB, bKMajor, stage, bResident, bK0, bSwizzled);
+  // B: this warpgroup's perGroup rows (output columns), the descriptor of
+  // k16 step `ks` of the slice. TMA's swizzled rows [panels][K][64] hold
+  // them as panel `group` (perGroup 64, N-major): a k16 step moves the
+  // start by 16 rows, 8-k groups are 1024 bytes apart, as in place
+  // (inPlaceB). Core matrices: two along K per step.
+  std::function<Value(int64_t)> descriptorB;
+  if (bSwizzled) {
+    auto type = cast<MemRefType>(viewB.getType());
+    assert(bResident && !bKMajor && perGroup == 64 && type.getRank() == 3 &&
+           type.getDimSize(2) == 64 && "swizzled N-major panels");
+    int64_t panelBytes = type.getDimSize(1) * kRowBytes;
+    Value panel = e.add(sharedAddress(e, viewB), e.mul(group, panelBytes));
+    descriptorB = [&, panel, panelBytes](int64_t ks) {
+      Value at = e.add(panel, e.mul(e.add(bK0, e.idx(ks)), kRowBytes));
+      return descriptor(e, at, panelBytes, kGroupBytes, /*swizzle128=*/true);
+    };
+  } else {
+    int64_t depthB = tileK;
+    if (bResident)
+      depthB = cast<MemRefType>(viewB.getType()).getDimSize(2) * 8;
+    int64_t bAlongK = bKMajor ? kCoreBytes : (tileN / 8) * kCoreBytes;
+    int64_t bAlongN = bKMajor ? (depthB / 8) * kCoreBytes : kCoreBytes;
+    Value bBase = sharedAddress(e, viewB);
+    if (!bResident)
+      bBase = e.add(bBase, e.mul(stage, tileN * tileK * bytes));
+    bBase = e.add(bBase, e.mul(group, (perGroup / 8) * bAlongN));
+    descriptorB = [&, bBase, bAlongK, bAlongN](int64_t ks) {
+      Value kB = bResident ? e.add(bK0, e.idx(ks)) : e.idx(ks);
+      Value at = e.add(bBase, e.mul(e.div(kB, e.idx(8)), bAlongK));
+      return matrixDescriptor(e, at, bAlongK, bAlongN);
+    };
+  }
 
   // Fragments j of the mma.sync layout are registers 4j .. 4j + 3.
   Value d = toAccumulatorStruct(e, acc);

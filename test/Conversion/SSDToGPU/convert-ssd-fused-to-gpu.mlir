@@ -161,12 +161,12 @@
 // tiles, a warpgroup per 64 rows): C's swizzled rows and the state's core
 // matrices by descriptor, then the weights from registers against x's
 // swizzled rows (inline PTX: NVVM's op takes descriptors only). The
-// chunk-state product takes wgmma too (state-mma=auto with TMA rows): x's
-// swizzled rows scaled by w as register A, B's as N-major panels.
+// chunk-state product takes wgmma too (state-mma=auto with TMA rows): x w
+// staged as MN-major core matrices, B's swizzled rows as N-major panels.
 // INPLACE: gpu.func @ssd_fused(
 // INPLACE-SAME: ssd.kernel_config = {{{.*}}mma = "wgmma", operands = "tma", {{.*}}state_mma = "wgmma", state_ring = 2 : i64}
 // INPLACE: %[[STATE:.*]] = memref.view %{{.*}} to memref<1x8x16x8x8xbf16, #gpu.address_space<workgroup>>
-// INPLACE: llvm.inline_asm has_side_effects "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;"
+// INPLACE: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
 // INPLACE: vector.store %{{.*}}, %[[STATE]][{{.*}}] {{.*}} vector<4xbf16>
 // INPLACE: nvvm.fence.proxy
 // INPLACE: nvvm.wgmma.fence.aligned

@@ -1,12 +1,9 @@
 // The chunk-state product on wgmma (state-mma=auto, the default, and
-// wgmma) where the chain item has TMA rows and dstate 128. x w is never
-// staged: each warp reads its 16 rows of x's swizzled TMA rows with
-// ldmatrix.trans into register fragments, scales them by w in f32, masks
-// them past the chunk and feeds them to wgmma's register-A form; each
-// warpgroup reads its 64-column panel of B's 128-byte-swizzled rows in place
-// (N-major: B transposed), so no ldmatrix of B and no staging barrier
-// remain. The chunk scan keeps mma.sync (`mma`). state-mma=mma.sync, and
-// cp.async rows, keep mma.sync for it.
+// wgmma) where the chain item has TMA rows and dstate 128. x w is staged as
+// MN-major core matrices (A transposed), and each warpgroup reads its
+// 64-column panel of B's 128-byte-swizzled TMA rows in place (N-major: B
+// transposed), so no ldmatrix of B remains. The chunk scan keeps mma.sync
+// (`mma`). state-mma=mma.sync, and cp.async rows, keep mma.sync for it.
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-mma=wgmma" | FileCheck %s --check-prefix=WGMMA
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=WGMMA
 // RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-mma=auto" | FileCheck %s --check-prefix=WGMMA
@@ -16,33 +13,27 @@
 // RUN: not ssd-opt %s --convert-ssd-fused-to-gpu="state-mma=hgmma" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not ssd-opt %s --convert-ssd-fused-to-gpu="state-mma=wgmma chip=sm_80" 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
 
+// The same shared memory: x w's two stages of core matrices fit where
+// mma.sync's padded ones did.
 // WGMMA: gpu.func @ssd_fused(
 // WGMMA-SAME: mma = "mma.sync", operands = "tma"
 // WGMMA-SAME: shared_memory = 78640
 // WGMMA-SAME: state_mma = "wgmma"
-// Chunk 64: one group of four k16 steps. Each step's fragment is read only
-// where the step starts inside the chunk, from x's rows (the 64 x 64 panel,
-// read transposed), scaled and masked in f32, then narrowed.
-// WGMMA: scf.if %{{[0-9]+}} -> (vector<4x2xbf16>) {
-// WGMMA: %[[X:.*]] = nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<1x64x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
-// WGMMA: vector.extract %[[X]][0] : vector<2xbf16> from vector<4x2xbf16>
-// WGMMA-NEXT: arith.extf {{.*}} : vector<2xbf16> to vector<2xf32>
-// WGMMA-NEXT: %[[SCALED:.*]] = arith.mulf {{.*}} : vector<2xf32>
-// WGMMA-NEXT: %[[MASKED:.*]] = arith.select {{.*}}, %[[SCALED]], {{.*}} : vector<2xi1>, vector<2xf32>
-// WGMMA-NEXT: arith.truncf %[[MASKED]] : vector<2xf32> to vector<2xbf16>
-// WGMMA: } else {
-// B's descriptor: the swizzle bit, 1024 bytes between 8-k groups, the
-// panel (64 rows x 128 bytes) as the leading offset; A from four b32
-// registers; tnspB set.
-// WGMMA-NOT: gpu.barrier
+// The A descriptor: core matrices 1024 bytes apart along k (eight 8-row
+// groups of the 64-row tile), 128 along rows; B's: the swizzle bit, 1024
+// bytes between 8-k groups, the panel (64 rows x 128 bytes) as the leading
+// offset.
 // WGMMA: nvvm.wgmma.fence.aligned
-// WGMMA-NOT: gpu.barrier
-// WGMMA: arith.constant 4611686293338849280 : i64
-// WGMMA-COUNT-4: llvm.inline_asm has_side_effects "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, {$64, $65, $66, $67}, $68, 1, 1, 1, 1;"
-// WGMMA-NOT: wgmma.mma_async
+// WGMMA-DAG: arith.constant 34363932672 : i64
+// WGMMA-DAG: arith.constant 4611686293338849280 : i64
+// WGMMA: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+// WGMMA: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+// WGMMA: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+// WGMMA: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+// WGMMA-NOT: nvvm.wgmma.mma_async
 // WGMMA: nvvm.wgmma.commit.group.sync.aligned
 // WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// WGMMA-NOT: wgmma.mma_async
+// WGMMA-NOT: transpose = true} : memref<2x64x64xbf16
 // WGMMA: gpu.return
 
 // mma.sync reads B's swizzled rows by ldmatrix.trans: chunk (n % 64) / 8

@@ -7,8 +7,6 @@
 // RUN: not ssd-opt %s --ssd-test-tile-product="m=0" 2>&1 | FileCheck %s --check-prefix=BAD-SIZE
 // RUN: ssd-opt %s --ssd-test-tile-product="a-source=registers" | FileCheck %s --check-prefix=REGS
 // RUN: ssd-opt %s --ssd-test-tile-product="a-source=scaled a-k-contiguous=false" | FileCheck %s --check-prefix=SCALED
-// RUN: ssd-opt %s --ssd-test-tile-product="a-source=scaled a-k-contiguous=false mma=wgmma n=128" | FileCheck %s --check-prefix=SCALED-WGMMA
-// RUN: not ssd-opt %s --ssd-test-tile-product="a-source=scaled mma=wgmma b-k-contiguous=false" 2>&1 | FileCheck %s --check-prefix=BAD-SCALED-WGMMA
 // RUN: ssd-opt %s --ssd-test-tile-product="a-source=causal" | FileCheck %s --check-prefix=CAUSAL
 // RUN: not ssd-opt %s --ssd-test-tile-product="a-source=shared" 2>&1 | FileCheck %s --check-prefix=BAD-SOURCE
 // RUN: not ssd-opt %s --ssd-test-tile-product="a-source=registers mma=wgmma" 2>&1 | FileCheck %s --check-prefix=BAD-SOURCE-MMA
@@ -65,28 +63,6 @@
 // SCALED-NEXT: arith.truncf %[[SCALED]] : vector<2xf32> to vector<2xbf16>
 // SCALED: nvvm.mma.sync
 
-// The same scaled A on wgmma: B copied as k-major core matrices and made
-// visible to the async proxy, A's scaled fragments (masked at k) as
-// wgmma's register A, four k16 steps a group, one wait per group; no
-// barrier after the copy's.
-// SCALED-WGMMA: gpu.func @tile_product
-// SCALED-WGMMA-SAME: workgroup(%[[B:[a-z0-9]+]] : memref<1x16x16x8x8xbf16, #gpu.address_space<workgroup>> {{.*}}, %[[A:[a-z0-9]+]] : memref<1x128x72xbf16, #gpu.address_space<workgroup>>
-// SCALED-WGMMA: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// SCALED-WGMMA-NEXT: gpu.barrier
-// SCALED-WGMMA-NOT: gpu.barrier
-// SCALED-WGMMA: nvgpu.ldmatrix %[[A]]{{.*}} {numTiles = 4 : i32, transpose = true}
-// SCALED-WGMMA: arith.mulf {{.*}} : vector<2xf32>
-// SCALED-WGMMA-NEXT: arith.select {{.*}} : vector<2xi1>, vector<2xf32>
-// SCALED-WGMMA: nvvm.wgmma.fence.aligned
-// SCALED-WGMMA-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 0;"
-// SCALED-WGMMA-NEXT: nvvm.wgmma.commit.group.sync.aligned
-// SCALED-WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// SCALED-WGMMA: nvvm.wgmma.fence.aligned
-// SCALED-WGMMA-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
-// SCALED-WGMMA-NOT: nvgpu.ldmatrix %[[B]]
-// SCALED-WGMMA-NOT: gpu.barrier
-// SCALED-WGMMA: gpu.return
-
 // Causal A: every k16 step sits in an scf.if on the warp's last row, the
 // accumulators passing through when the step lies past the diagonal.
 // CAUSAL: %[[LIVE:.*]] = arith.cmpi sle
@@ -96,7 +72,6 @@
 // CAUSAL-NEXT: scf.yield
 
 // BAD-SOURCE: error: ssd-test-tile-product: a-source must be 'staged', 'registers', 'scaled' or 'causal', got 'shared'
-// BAD-SCALED-WGMMA: error: ssd-test-tile-product: a-source 'scaled' with mma=wgmma reads B as k-major core matrices: it needs b-k-contiguous=true
 // BAD-SOURCE-MMA: error: ssd-test-tile-product: a-source 'registers' needs mma=mma.sync, got 'wgmma'
 // BAD-MMA: error: ssd-test-tile-product: mma must be 'mma.sync' or 'wgmma', got 'hmma'
 // BAD-WGMMA: error: ssd-test-tile-product: wgmma takes 64-row tiles with n a multiple of 16, got 128x64

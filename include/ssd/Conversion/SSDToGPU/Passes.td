@@ -227,15 +227,13 @@ def TestTileProduct : Pass<"ssd-test-tile-product", "::mlir::ModuleOp"> {
     that each tensor-core path (`mma`), operand layout and tile shape can be
     checked on its own against a host product, without the SSD around it.
 
-    `a-source` picks how A reaches the tensor cores (mma.sync only for
-    `registers` and `causal`): `staged` (the vector fills), `registers` (A's
-    fragments computed in registers from global memory beside B copied into
-    shared memory and read in place), `scaled` (A and B both copied into
-    shared memory, A's fragments read by ldmatrix and multiplied along k by
-    s(k) = 2^(k % 3 - 1), exact in bf16; with wgmma they are its register A
-    and B, k contiguous, is copied as core matrices) or `causal` (as
-    `registers`, with A(k, m) zero for k > m and the warps skipping the k16
-    steps past their diagonal).
+    `a-source` picks how A reaches the tensor cores (mma.sync only for all
+    but `staged`): `staged` (the vector fills), `registers` (A's fragments
+    computed in registers from global memory beside B copied into shared
+    memory and read in place), `scaled` (A and B both copied into shared
+    memory, A's fragments multiplied along k by s(k) = 2^(k % 3 - 1), exact
+    in bf16) or `causal` (as `registers`, with A(k, m) zero for k > m and
+    the warps skipping the k16 steps past their diagonal).
   }];
   let options = [
     Option<"m", "m", "int64_t", /*default=*/"64", "Output rows (tile M)">,

@@ -476,14 +476,6 @@ TileMatmul stagedChunkState(FusedBuild &f, const ChainItem &it,
     bl.residentSwizzled = it.swizzled;
     waitChunkRows(f, it, /*xb=*/true);
   }
-  if (mm.usesWgmma() && it.swizzled) {
-    // On wgmma beside TMA's rows, x w is never staged: ldmatrix reads x's
-    // swizzled rows into register fragments, scaled by w in f32 (the
-    // staged convertVector's rounding) and masked past the chunk.
-    xw.resident = it.sX;
-    xw.residentSwizzled = true;
-    xw.kScalePair = [&](Value l) { return e.loadVector(it.sW, {l}, 2); };
-  }
   SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), r.len, xw, bl);
   mm.stageOutput(acc);
   return mm;
