@@ -18,7 +18,10 @@
 #                                      TMA), fused-cluster: clusters of two blocks
 #                                      (--cluster 2; layers it cannot pair leave
 #                                      DIR.skipped with the compiler's reason
-#                                      instead of DIR), case, chunk size, dtype;
+#                                      instead of DIR), fused-paired-rows[-f16state]:
+#                                      the chunk scan's row blocks paired per SM
+#                                      sub-partition (--scan-rows paired; opt-in,
+#                                      not built by default), case, chunk size, dtype;
 #                                      with fused among the variants, also
 #                                      fused-small-chunks: the fused kernel at
 #                                      chunk sizes 16 and 32 (f32, bf16)
@@ -103,6 +106,8 @@ variant_flags() {
     fused-state-mmasync) echo "--strategy fused --state-mma mma.sync" ;;
     fused-cp-async) echo "--strategy fused --copy cp.async" ;;
     fused-cluster) echo "--strategy fused --cluster 2" ;;
+    fused-paired-rows) echo "--strategy fused --scan-rows paired" ;;
+    fused-paired-rows-f16state) echo "--strategy fused --scan-rows paired --state-dtype f16" ;;
   esac
 }
 

@@ -156,6 +156,14 @@ def ConvertSSDFusedToGPU
            "More overlap the round trips, and leave more stores to drain at "
            "the release (vector path, state-chain chunk or auto's turn "
            "kernel)">,
+    Option<"scanRows", "scan-rows", "std::string", /*default=*/"\"linear\"",
+           "Which 16-row blocks of the chunk the chunk scan's 8 x 1 "
+           "mma.sync warps own: `linear` (warp w block w) or `paired` "
+           "(warps w and w + 4, which share an SM sub-partition, blocks w "
+           "and 7 - w: the causal product's k16 steps come to 9 on every "
+           "sub-partition instead of 6 to 12). Scans on wgmma or on 64-row "
+           "tiles stay linear; scan_row_blocks in ssd.kernel_config says "
+           "when paired applies">,
     Option<"fold", "fold", "std::string", /*default=*/"\"auto\"",
            "How the chain's fold (the turn chain's and the look-back's, "
            "its chunk states too) walks the state slots: `pieces` "

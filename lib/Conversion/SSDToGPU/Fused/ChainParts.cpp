@@ -54,8 +54,11 @@ TileMatmul stateProduct(FusedBuild &f) {
 
 TileMatmul scanProduct(FusedBuild &f) {
   const KernelConfig &c = f.config;
-  return TileMatmul(f.e, f.k, c.scanRows, roundUp(c.pBlock, 16), c.scanDepth,
-                    c.mmaType, c.scanMma);
+  TileMatmul mm(f.e, f.k, c.scanRows, roundUp(c.pBlock, 16), c.scanDepth,
+                c.mmaType, c.scanMma);
+  if (c.scanRowBlocksPaired)
+    mm.pairRowBlocksOnSubPartitions();
+  return mm;
 }
 
 Value allocateResidentState(FusedBuild &f) {
