@@ -242,6 +242,29 @@ for mma in mma.sync wgmma; do
   done
 done
 
+# The warp-specialised main loop alone (ssd-test-pipelined-product): one
+# and two consumer warpgroups, rings of 2 to 4 stages, K from one slice to
+# many times the ring, for scripts/device/run_pipelined_products.py.
+mkdir -p "$out/pipelined-products"
+: >"$out/pipelined-products/cases.txt"
+for shape in "64 64 64 2" "64 64 512 2" "128 128 512 4" "128 64 1024 3" "128 256 256 2"; do
+  read -r m n k stages <<<"$shape"
+  name="pipelined-m$m-n$n-k$k-s$stages"
+  mlir="$out/pipelined-products/$name.mlir"
+  if echo 'module {}' | "$opt" --ssd-test-pipelined-product="m=$m n=$n k=$k stages=$stages" \
+       --ssd-gpu-kernels-to-binary="format=isa" -o "$mlir" &&
+     python3 "$src/scripts/gpu-binary-ptx.py" "$mlir" "${mlir%.mlir}.ptx" &&
+     "$ptxas" -arch=sm_90a "${mlir%.mlir}.ptx" -o "${mlir%.mlir}.cubin"; then
+    shared=$(grep -o 'ssd.shared_memory = [0-9]*' "$mlir" | grep -o '[0-9]*$')
+    echo "$name $m $n $k $stages $shared" >>"$out/pipelined-products/cases.txt"
+    built=$((built + 1))
+  else
+    echo "FAIL: $name"
+    status=1
+  fi
+  rm -f "$mlir" "${mlir%.mlir}.ptx"
+done
+
 # The PyTorch op's GPU tests (python/tests/test_torch_gpu.py): their artifacts
 # and reference outputs, where this build has libSSDCAPI and PyTorch is here.
 if [ -f "$build/lib/libSSDCAPI.so" ] && python3 -c 'import torch' 2>/dev/null; then

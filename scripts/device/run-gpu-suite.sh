@@ -5,7 +5,10 @@
 #   scripts/device/run-gpu-suite.sh [ARTIFACTS_DIR] [RESULTS_DIR]
 # Steps, each a PASS/FAIL line (the log of each under RESULTS_DIR):
 #   1. runtime-only build (cmake -DSSD_BUILD_COMPILER=OFF) and its unit tests;
-#   2. test/Runtime/device/run-on-device.sh (the runtime smoke test);
+#   2. test/Runtime/device/run-on-device.sh (the runtime smoke test), and
+#      the tile products and the warp-specialised main loops
+#      (ssd-test-tile-product, ssd-test-pipelined-product) against host
+#      products;
 #   3. every golden case through ssd-run --backend gpu --artifact at chunk
 #      sizes 64, 128, 256 in f32, bf16 and f16 (same bounds as the CPU path),
 #      for the unfused and the fused strategy (the default state chain, auto:
@@ -95,6 +98,9 @@ max_err() {
 }
 run_step tile-products python3 "$src/scripts/device/run_tile_products.py" "$art/tile-products" \
   --json "$res/tile-products.json"
+[ -f "$art/pipelined-products/cases.txt" ] &&
+  run_step pipelined-products python3 "$src/scripts/device/run_pipelined_products.py" \
+    "$art/pipelined-products" --json "$res/pipelined-products.json"
 
 # The golden cases at chunks 64, 128, 256 in f32, bf16, f16 for each
 # variant; where build-artifacts.sh built them, the default fused kernel's

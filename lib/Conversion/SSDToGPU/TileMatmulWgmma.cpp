@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TileMatmulParts.h"
+#include "Wgmma.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -205,6 +206,18 @@ InPlaceOperand inPlaceA(Emitter &e, const TileOperand &a, Value group,
 }
 
 } // namespace
+
+Value swizzledKMajorDescriptor(Emitter &e, Value address) {
+  return descriptor(e, address, 16, kGroupBytes, /*swizzle128=*/true);
+}
+
+Value wgmmaAccumulators(Emitter &e, ValueRange fragments) {
+  return toAccumulatorStruct(e, fragments);
+}
+
+SmallVector<Value> wgmmaFragments(Emitter &e, Value d, int64_t count) {
+  return fromAccumulatorStruct(e, d, count);
+}
 
 SmallVector<Value> TileMatmul::accumulateWgmmaInPlace(ValueRange acc,
                                                       Value kBegin, Value kEnd,

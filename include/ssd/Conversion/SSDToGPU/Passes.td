@@ -268,4 +268,41 @@ def TestTileProduct : Pass<"ssd-test-tile-product", "::mlir::ModuleOp"> {
   ];
 }
 
+def TestPipelinedProduct
+    : Pass<"ssd-test-pipelined-product", "::mlir::ModuleOp"> {
+  let summary = "Test pass: a warp-specialised, pipelined wgmma product, alone";
+  let description = [{
+    Appends `gpu.module @ssd_kernels` with one kernel, `pipelined_product`,
+    one block of 128 x (1 + m / 64) threads computing `C[m][n] = sum_k
+    A[m][k] B[n][k]` (bf16 in, f32 accumulation and out) the way a
+    warp-specialised kernel's main loop does: warpgroup 0 produces
+    (setmaxnreg 40; one thread copies each 64-deep K slice of A and B by
+    TMA, in the 128-byte swizzle, into a ring of `stages` shared-memory
+    stages with a full and an empty mbarrier each), warpgroups 1 .. m / 64
+    consume (setmaxnreg 232; wgmma m64nNk16 on their 64 rows straight from
+    the stages, one group a slice, one group in flight, a slice's stage
+    released once its group is done) and store C from the accumulators.
+    Arguments: two pointers to the tensor maps of A (m x k) and B (n x k)
+    in global memory (box: 64 columns x all rows, 128-byte swizzle), and C
+    as a static memref. The kernel's dynamic shared memory is the module's
+    `ssd.shared_memory` attribute.
+  }];
+  let options = [
+    Option<"m", "m", "int64_t", /*default=*/"128",
+           "Output rows: 64 or 128 (one consumer warpgroup per 64)">,
+    Option<"n", "n", "int64_t", /*default=*/"128",
+           "Output columns: a multiple of 16 up to 256">,
+    Option<"k", "k", "int64_t", /*default=*/"512",
+           "Reduction length: a multiple of 64">,
+    Option<"stages", "stages", "int64_t", /*default=*/"4",
+           "Shared-memory stages of the ring: 2 to 8">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // SSD_CONVERSION_SSDTOGPU_PASSES_TD

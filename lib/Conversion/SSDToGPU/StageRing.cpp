@@ -1,0 +1,63 @@
+//===- StageRing.cpp - shared-memory stages from a producer to consumers --===//
+#include "StageRing.h"
+#include "TmaCopy.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+
+StageRing::StageRing(Emitter &e, KernelFunc &kernel, int64_t stages,
+                     int64_t consumerThreads)
+    : e(e), stages(stages), consumerThreads(consumerThreads) {
+  assert(stages > 0 && consumerThreads > 0 && "a ring with readers");
+  barriers = kernel.sharedBuffer({2 * stages}, e.b.getI64Type());
+}
+
+void StageRing::init() {
+  for (int64_t s = 0; s < stages; ++s) {
+    initTmaBarrier(e, full(e.idx(s)), /*arrivals=*/1);
+    initTmaBarrier(e, empty(e.idx(s)), consumerThreads);
+  }
+}
+
+Value StageRing::stage(Value use) { return e.rem(use, e.idx(stages)); }
+
+Value StageRing::full(Value stage) {
+  return elementPointer(e, barriers, {stage}, /*space=*/3);
+}
+
+Value StageRing::empty(Value stage) {
+  return elementPointer(e, barriers, {e.add(stage, e.idx(stages))},
+                        /*space=*/3);
+}
+
+Value StageRing::parity(Value phase) {
+  return arith::IndexCastOp::create(e.b, e.b.getI32Type(),
+                                    e.rem(phase, e.idx(2)));
+}
+
+Value StageRing::acquire(Value use, int64_t bytes) {
+  Value s = stage(use);
+  Value fill = e.div(use, e.idx(stages));
+  // Fill u reuses the buffers of fill u - 1: wait for their release.
+  e.ifThen(e.lt(e.idx(0), fill),
+           [&] { waitTmaBarrier(e, empty(s), parity(e.sub(fill, e.idx(1)))); });
+  expectTmaBytes(e, full(s), bytes);
+  return s;
+}
+
+void StageRing::waitFull(Value use) {
+  waitTmaBarrier(e, full(stage(use)), parity(e.div(use, e.idx(stages))));
+}
+
+void StageRing::release(Value use) {
+  NVVM::MBarrierArriveOp::create(e.b, /*res=*/Type(), empty(stage(use)),
+                                 /*count=*/Value(), NVVM::MemScopeKind::CTA,
+                                 /*relaxed=*/false);
+}
+
+} // namespace gpu_lowering
+} // namespace ssd

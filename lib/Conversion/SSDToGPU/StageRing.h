@@ -1,0 +1,63 @@
+//===- StageRing.h - shared-memory stages from a producer to consumers -*- C++
+//-*-===//
+//
+// A ring of `stages` shared-memory buffers that a producer fills with TMA
+// copies and consumers read, in use order i = 0, 1, ...: use i takes stage
+// i % stages, and is that stage's u-th fill, u = i / stages. Each stage has
+// two mbarriers:
+//   full:  phase u completes once fill u has landed (one arrival, the
+//          producer's expect_tx, and the copies' bytes);
+//   empty: phase u completes once every consumer thread has released fill
+//          u (`consumerThreads` arrivals).
+// So the producer waits for empty's phase u - 1 before fill u (none before
+// the first), and the consumers wait for full's phase u: parities
+// (u - 1) & 1 and u & 1. The producer runs ahead of the consumers by up to
+// `stages` fills, and neither side ever blocks the block's other warps.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SSD_LIB_CONVERSION_SSDTOGPU_STAGERING_H
+#define SSD_LIB_CONVERSION_SSDTOGPU_STAGERING_H
+
+#include "Kernels.h"
+
+namespace ssd {
+namespace gpu_lowering {
+
+class StageRing {
+public:
+  /// Takes the 2 x `stages` mbarriers from `kernel`'s shared memory.
+  StageRing(Emitter &e, KernelFunc &kernel, int64_t stages,
+            int64_t consumerThreads);
+
+  /// Initialises the mbarriers: from one thread, then a block barrier
+  /// before any other use.
+  void init();
+
+  /// The stage of `use` (index).
+  Value stage(Value use);
+  /// The mbarriers of `stage` (!llvm.ptr<3>).
+  Value full(Value stage);
+  Value empty(Value stage);
+
+  /// Producer, one thread: waits until use `use`'s stage is free, then
+  /// announces `bytes` bytes on its full barrier (the caller's copies
+  /// complete it there). Returns the stage.
+  Value acquire(Value use, int64_t bytes);
+  /// Consumer: waits until use `use`'s fill has landed.
+  void waitFull(Value use);
+  /// Consumer, every thread: releases use `use`'s stage.
+  void release(Value use);
+
+private:
+  /// The parity of phase `phase` (index) as the i32 try_wait takes.
+  Value parity(Value phase);
+
+  Emitter &e;
+  int64_t stages, consumerThreads;
+  Value barriers; // [2 * stages] i64: full, then empty
+};
+
+} // namespace gpu_lowering
+} // namespace ssd
+
+#endif // SSD_LIB_CONVERSION_SSDTOGPU_STAGERING_H

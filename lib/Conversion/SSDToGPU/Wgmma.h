@@ -1,0 +1,37 @@
+//===- Wgmma.h - wgmma operands for kernels outside TileMatmul ---*- C++
+//-*-===//
+//
+// The pieces of TileMatmulWgmma.cpp that a kernel issuing its own
+// wgmma.mma_async needs: the descriptor of a K-major operand in TMA's
+// 128-byte swizzle, and the accumulators as the struct of f32 registers
+// wgmma takes and returns, in the fragment layout of mma.sync (fragment j of
+// a warp's 16 rows: registers 4j .. 4j + 3, element [r][c] at row lane / 4 +
+// 8r, column 8j + 2 (lane % 4) + c).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SSD_LIB_CONVERSION_SSDTOGPU_WGMMA_H
+#define SSD_LIB_CONVERSION_SSDTOGPU_WGMMA_H
+
+#include "Emit.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+namespace ssd {
+namespace gpu_lowering {
+
+/// The descriptor of a K-major operand whose rows TMA wrote in the 128-byte
+/// swizzle (128 bytes a row, 8-row groups 1024 bytes apart and 1024-byte
+/// aligned), starting at shared address `address` (index): a k16 step
+/// inside the 64-element panel starts 32 bytes further.
+Value swizzledKMajorDescriptor(Emitter &e, Value address);
+
+/// `fragments` (vector<2x2xf32> each) as wgmma's accumulator struct.
+Value wgmmaAccumulators(Emitter &e, mlir::ValueRange fragments);
+
+/// The `count` fragments of accumulator struct `d`.
+llvm::SmallVector<Value> wgmmaFragments(Emitter &e, Value d, int64_t count);
+
+} // namespace gpu_lowering
+} // namespace ssd
+
+#endif // SSD_LIB_CONVERSION_SSDTOGPU_WGMMA_H
