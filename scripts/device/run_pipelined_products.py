@@ -16,7 +16,6 @@ instead of hanging the run. Prints one PASS/FAIL line per kernel and exits 1
 when any product is off by more than 1e-4 relative to its largest element.
 """
 import ctypes
-import json
 import os
 import subprocess
 import sys
@@ -24,7 +23,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_tile_products import BOUND, descriptor, from_bf16_bits, to_bf16_bits  # noqa: E402
+from run_tile_products import BOUND, descriptor, finish, from_bf16_bits, to_bf16_bits  # noqa: E402
 
 TIME_LIMIT_S = 60
 # CUtensorMap enums (cuda.h).
@@ -78,7 +77,7 @@ def main():
         print(repr(run_case(folder, name, m, n, k, shared)))
         return 0
     json_path = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
-    rows, failed = [], 0
+    rows = []
     with open(f"{folder}/cases.txt") as cases:
         for line in cases:
             if not line.strip():
@@ -97,16 +96,12 @@ def main():
             except subprocess.TimeoutExpired:
                 err, error = float("inf"), f"no result within {TIME_LIMIT_S} s (a deadlocked pipeline?)"
             ok = err <= BOUND
-            failed += not ok
             print(f"{'PASS' if ok else 'FAIL'}: {name} m={m} n={n} k={k} stages={stages} "
                   f"max_rel_err={err:.3e}" + (f" ({error})" if error else ""))
             rows.append({"name": name, "m": int(m), "n": int(n), "k": int(k), "stages": int(stages),
                          "max_rel_err": err, "status": "PASS" if ok else "FAIL",
                          **({"error": error} if error else {})})
-    if json_path:
-        with open(json_path, "w") as out:
-            json.dump({"bound": BOUND, "rows": rows}, out, indent=1)
-    return 1 if failed else 0
+    return finish(rows, json_path)
 
 
 if __name__ == "__main__":

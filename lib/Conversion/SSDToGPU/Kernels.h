@@ -173,6 +173,14 @@ private:
   int64_t arenaOffset = 0, arenaPeak = 0;
 };
 
+/// Appends `gpu.module @ssd_kernels`, compiled for NVVM target `chip` with
+/// PTX `features` at -O3, to `module`, marks `module` as its container and
+/// leaves `b` at the end of `module`.
+mlir::gpu::GPUModuleOp createKernelModule(mlir::ImplicitLocOpBuilder &b,
+                                          mlir::ModuleOp module,
+                                          llvm::StringRef chip,
+                                          llvm::StringRef features);
+
 /// Creates the gpu.func `info.name` with one memref argument per parameter
 /// (the buffer's type as a memref), marked as a kernel with a known block
 /// size, and positions `b` at the start of its body (before gpu.return).

@@ -9,6 +9,7 @@
 #include "KernelCommon.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -445,6 +446,19 @@ void recordTmaDescriptorPositions(gpu::GPUFuncOp func) {
   Builder b(func.getContext());
   func->setAttr(kTmaDescriptorsAttrName, b.getDenseI64ArrayAttr(descriptors));
   func->setAttr(kLoweredArgCountAttrName, b.getI64IntegerAttr(lowered));
+}
+
+gpu::GPUModuleOp createKernelModule(ImplicitLocOpBuilder &b, ModuleOp module,
+                                    StringRef chip, StringRef features) {
+  b.setInsertionPointToEnd(module.getBody());
+  auto target = NVVM::NVVMTargetAttr::get(
+      b.getContext(), /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, features);
+  auto gpuModule =
+      gpu::GPUModuleOp::create(b, "ssd_kernels", b.getArrayAttr({target}));
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  b.setInsertionPointToEnd(module.getBody());
+  return gpuModule;
 }
 
 KernelFunc createKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,

@@ -33,19 +33,13 @@ struct ConvertSSDToGPUPass
 
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(problem->func.getLoc(), ctx);
-    b.setInsertionPointToEnd(module.getBody());
-    auto target = NVVM::NVVMTargetAttr::get(
-        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, features);
-    auto gpuModule = gpu::GPUModuleOp::create(b, "ssd_kernels",
-                                              b.getArrayAttr({target}));
+    auto gpuModule = createKernelModule(b, module, chip, features);
     SmallVector<KernelInfo> kernels = {
         buildChunkCumsumKernel(b, gpuModule, *problem),
         buildBmmKernel(b, gpuModule, *problem),
         buildChunkStateKernel(b, gpuModule, *problem),
         buildStatePassingKernel(b, gpuModule, *problem),
         buildChunkScanKernel(b, gpuModule, *problem)};
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    b.getUnitAttr());
     module->setAttr("ssd.launch", buildLaunchAttr(ctx, *problem, kernels));
     if (!keepFunc)
       problem->func.erase();

@@ -158,13 +158,7 @@ struct TestPipelinedProductPass
       return signalPassFailure();
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(module.getLoc(), ctx);
-    b.setInsertionPointToEnd(module.getBody());
-    auto target = NVVM::NVVMTargetAttr::get(
-        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", "sm_90a", "+ptx80");
-    auto gpuModule =
-        gpu::GPUModuleOp::create(b, "ssd_kernels", b.getArrayAttr({target}));
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    b.getUnitAttr());
+    auto gpuModule = createKernelModule(b, module, "sm_90a", "+ptx80");
 
     // A (m x k) and B (n x k) by tensor maps (pointers to their 128-byte
     // CUtensorMap in global memory; boxes of 64 k x all rows, 128-byte

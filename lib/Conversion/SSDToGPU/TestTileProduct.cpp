@@ -78,14 +78,7 @@ struct TestTileProductPass
       return signalPassFailure();
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(module.getLoc(), ctx);
-    b.setInsertionPointToEnd(module.getBody());
-    auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3,
-                                            "nvptx64-nvidia-cuda", "sm_90a",
-                                            "+ptx80");
-    auto gpuModule =
-        gpu::GPUModuleOp::create(b, "ssd_kernels", b.getArrayAttr({target}));
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    b.getUnitAttr());
+    auto gpuModule = createKernelModule(b, module, "sm_90a", "+ptx80");
 
     Type bf16 = b.getBF16Type(), f32 = b.getF32Type();
     auto aType = MemRefType::get(aKContiguous ? ArrayRef<int64_t>{m, k}

@@ -132,15 +132,9 @@ struct ConvertSSDFusedToGPUPass
 
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(plan->p.func.getLoc(), ctx);
-    b.setInsertionPointToEnd(module.getBody());
-    auto target = NVVM::NVVMTargetAttr::get(
-        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, features);
-    auto gpuModule =
-        gpu::GPUModuleOp::create(b, "ssd_kernels", b.getArrayAttr({target}));
+    auto gpuModule = createKernelModule(b, module, chip, features);
     SmallVector<KernelInfo> kernels =
         fused::buildFusedKernels(b, gpuModule, *plan);
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    b.getUnitAttr());
     module->setAttr("ssd.launch",
                     fused::buildFusedLaunchAttr(ctx, *plan, kernels));
     if (!keepFunc)
