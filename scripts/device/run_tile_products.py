@@ -63,6 +63,13 @@ def run_case(cp, folder, name, m, n, k, a_k, b_k, rng, a_source="staged"):
     d_a, d_b = cp.asarray(a_bits), cp.asarray(b_bits)
     d_c = cp.full((m, n), np.nan, dtype=cp.float32)
     kernel((1,), (256,), descriptor(d_a) + descriptor(d_b) + descriptor(d_c))
+    return relative_error(cp, d_c, ref)
+
+
+def relative_error(cp, d_c, ref):
+    """Once the device is done: the largest error of C against the float64
+    product, relative to the product's largest element (inf where C holds
+    a NaN or an infinity, as the NaNs it starts with)."""
     cp.cuda.runtime.deviceSynchronize()
     out = cp.asnumpy(d_c).astype(np.float64)
     if not np.isfinite(out).all():
