@@ -212,6 +212,18 @@ done
 # and operand layout: cubins for scripts/device/run_tile_products.py.
 opt=$build/bin/ssd-opt
 ptxas=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
+# test_kernel DIR NAME PASS: the kernel a test pass (PASS, an ssd-opt flag)
+# appends to an empty module, as DIR/NAME.cubin; DIR/NAME.mlir keeps the
+# lowered module (the caller removes it).
+test_kernel() {
+  local mlir="$1/$2.mlir" ptx="$1/$2.ptx" rc
+  echo 'module {}' | "$opt" "$3" --ssd-gpu-kernels-to-binary="format=isa" -o "$mlir" &&
+    python3 "$src/scripts/gpu-binary-ptx.py" "$mlir" "$ptx" &&
+    "$ptxas" -arch=sm_90a "$ptx" -o "$1/$2.cubin"
+  rc=$?
+  rm -f "$ptx"
+  return $rc
+}
 : >"$out/tile-products/cases.txt"
 for mma in mma.sync wgmma; do
   for shape in "64 64 128 64" "64 128 128 64" "64 64 256 32"; do
@@ -225,17 +237,15 @@ for mma in mma.sync wgmma; do
         for a_source in $sources; do
         name="tile-${mma/./}-m$m-n$n-k$k-d$depth-a$ak-b$bk"
         [ "$a_source" = staged ] || name="$name-$a_source"
-        if echo 'module {}' | "$opt" --ssd-test-tile-product="m=$m n=$n k=$k depth=$depth a-k-contiguous=$ak b-k-contiguous=$bk mma=$mma a-source=$a_source" \
-             --ssd-gpu-kernels-to-binary="format=isa" -o "$out/tile-products/$name.mlir" &&
-           python3 "$src/scripts/gpu-binary-ptx.py" "$out/tile-products/$name.mlir" "$out/tile-products/$name.ptx" &&
-           "$ptxas" -arch=sm_90a "$out/tile-products/$name.ptx" -o "$out/tile-products/$name.cubin"; then
+        if test_kernel "$out/tile-products" "$name" \
+             --ssd-test-tile-product="m=$m n=$n k=$k depth=$depth a-k-contiguous=$ak b-k-contiguous=$bk mma=$mma a-source=$a_source"; then
           echo "$name $m $n $k $ak $bk $mma $a_source" >>"$out/tile-products/cases.txt"
           built=$((built + 1))
         else
           echo "FAIL: $name"
           status=1
         fi
-        rm -f "$out/tile-products/$name.mlir" "$out/tile-products/$name.ptx"
+        rm -f "$out/tile-products/$name.mlir"
         done
       done
     done
@@ -251,10 +261,8 @@ for shape in "64 64 64 2" "64 64 512 2" "128 128 512 4" "128 64 1024 3" "128 256
   read -r m n k stages <<<"$shape"
   name="pipelined-m$m-n$n-k$k-s$stages"
   mlir="$out/pipelined-products/$name.mlir"
-  if echo 'module {}' | "$opt" --ssd-test-pipelined-product="m=$m n=$n k=$k stages=$stages" \
-       --ssd-gpu-kernels-to-binary="format=isa" -o "$mlir" &&
-     python3 "$src/scripts/gpu-binary-ptx.py" "$mlir" "${mlir%.mlir}.ptx" &&
-     "$ptxas" -arch=sm_90a "${mlir%.mlir}.ptx" -o "${mlir%.mlir}.cubin"; then
+  if test_kernel "$out/pipelined-products" "$name" \
+       --ssd-test-pipelined-product="m=$m n=$n k=$k stages=$stages"; then
     shared=$(grep -o 'ssd.shared_memory = [0-9]*' "$mlir" | grep -o '[0-9]*$')
     echo "$name $m $n $k $stages $shared" >>"$out/pipelined-products/cases.txt"
     built=$((built + 1))
@@ -262,7 +270,7 @@ for shape in "64 64 64 2" "64 64 512 2" "128 128 512 4" "128 64 1024 3" "128 256
     echo "FAIL: $name"
     status=1
   fi
-  rm -f "$mlir" "${mlir%.mlir}.ptx"
+  rm -f "$mlir"
 done
 
 # The PyTorch op's GPU tests (python/tests/test_torch_gpu.py): their artifacts
