@@ -25,19 +25,33 @@
 // The producer gives registers back; its thread 0 waits for a stage's
 // release from the second fill on, announces the bytes of both boxes and
 // copies A's and B's 64-deep slices at k = 64 i.
+// Use i of the ring is stage i % 3, that stage's fill i / 3; fill u waits
+// for the empty barrier (stage + 3) to finish phase u - 1.
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: scf.for %[[I:.*]] = %c0{{.*}} to %c4{{.*}} step %c1
-// CHECK: scf.if
-// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: %[[STAGE:.*]] = arith.remui %[[I]], %c3{{.*}} : index
+// CHECK: %[[FILL:.*]] = arith.divui %[[I]], %c3{{.*}} : index
+// CHECK: %[[REFILL:.*]] = arith.cmpi slt, %c0{{.*}}, %[[FILL]] : index
+// CHECK-NEXT: scf.if %[[REFILL]]
+// CHECK: %[[PREVIOUS:.*]] = arith.subi %[[FILL]], %c1{{.*}} : index
+// CHECK: %[[PHASE:.*]] = arith.remui %[[PREVIOUS]], %c2{{.*}} : index
+// CHECK-NEXT: %[[PARITY:.*]] = arith.index_cast %[[PHASE]] : index to i32
+// CHECK: arith.addi %[[STAGE]], %c3{{.*}} : index
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PARITY]], %c0_i32
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c24576_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}]
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}]
 // The consumers take registers, wait for each slice's fill, multiply their
 // 64 rows in four k16 steps from the swizzled stages (both K-major), keep
 // one group in flight and release the previous slice's stage.
+// The consumers wait for the full barrier's phase i / 3.
 // CHECK: nvvm.setmaxregister increase 232
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1{{.*}} iter_args
-// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: scf.for %[[J:.*]] = %c0{{.*}} to %c4{{.*}} step %c1{{.*}} iter_args
+// CHECK: %[[USE:.*]] = arith.divui %[[J]], %c3{{.*}} : index
+// CHECK-NEXT: %c2{{.*}} = arith.constant 2 : index
+// CHECK-NEXT: %[[FULLPHASE:.*]] = arith.remui %[[USE]], %c2{{.*}} : index
+// CHECK-NEXT: %[[FULLPARITY:.*]] = arith.index_cast %[[FULLPHASE]] : index to i32
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[FULLPARITY]], %c0_i32
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
