@@ -200,7 +200,7 @@ InPlaceOperand inPlaceA(Emitter &e, const TileOperand &a, Value group,
   op.at = [&e, base, panelBytes, elementBytes](int64_t ks) {
     Value at = e.add(base, e.idx((ks / 64) * panelBytes +
                                  (ks % 64) * elementBytes));
-    return descriptor(e, at, 16, kGroupBytes, /*swizzle128=*/true);
+    return swizzledKMajorDescriptor(e, at);
   };
   return op;
 }
