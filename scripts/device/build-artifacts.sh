@@ -30,6 +30,11 @@
 #                                      the Granite 4.0 H layers (benchmark)
 #   OUT_DIR/empty-sequence/<variant>/   a layer for the L = 0 launches
 #                                      (run_empty_sequence.py)
+#   OUT_DIR/tile-products/, pipelined-products/, warp-specialized-ssd/
+#                                      the test passes' kernels alone (<name>.cubin
+#                                      and cases.txt, for run_tile_products.py,
+#                                      run_pipelined_products.py and
+#                                      run_warp_specialized_ssd.py)
 #   OUT_DIR/include/cxxopts.hpp        the flag parser ssd-run is built with
 #                                      (the GPU machine has no apt): run-gpu-suite.sh
 #                                      configures with -DSSD_CXXOPTS_INCLUDE_DIR=OUT_DIR/include
@@ -265,6 +270,28 @@ for shape in "64 64 64 2" "64 64 512 2" "128 128 512 4" "128 64 1024 3" "128 256
        --ssd-test-pipelined-product="m=$m n=$n k=$k stages=$stages"; then
     shared=$(grep -o 'ssd.shared_memory = [0-9]*' "$mlir" | grep -o '[0-9]*$')
     echo "$name $m $n $k $stages $shared" >>"$out/pipelined-products/cases.txt"
+    built=$((built + 1))
+  else
+    echo "FAIL: $name"
+    status=1
+  fi
+  rm -f "$mlir"
+done
+
+# The whole SSD in one warp-specialised kernel (ssd-test-warp-specialized-ssd):
+# one chunk, several heads and batch rows, rings of 2 to 4 stages, and the
+# Mamba-2 2.7B layer at b8 16K (80 heads) for its time, for
+# scripts/device/run_warp_specialized_ssd.py.
+mkdir -p "$out/warp-specialized-ssd"
+: >"$out/warp-specialized-ssd/cases.txt"
+for shape in "1 1 64 2" "1 2 512 2" "2 3 1024 3" "1 2 4096 4" "8 80 16384 2"; do
+  read -r batch heads seqlen stages <<<"$shape"
+  name="wsssd-b$batch-h$heads-l$seqlen-s$stages"
+  mlir="$out/warp-specialized-ssd/$name.mlir"
+  if test_kernel "$out/warp-specialized-ssd" "$name" \
+       --ssd-test-warp-specialized-ssd="batch=$batch heads=$heads seqlen=$seqlen stages=$stages"; then
+    shared=$(grep -o 'ssd.shared_memory = [0-9]*' "$mlir" | grep -o '[0-9]*$')
+    echo "$name $batch $heads $seqlen $stages $shared" >>"$out/warp-specialized-ssd/cases.txt"
     built=$((built + 1))
   else
     echo "FAIL: $name"

@@ -8,7 +8,8 @@
 #   2. test/Runtime/device/run-on-device.sh (the runtime smoke test), and
 #      the tile products and the warp-specialised main loops
 #      (ssd-test-tile-product, ssd-test-pipelined-product) against host
-#      products;
+#      products, and the whole SSD in one warp-specialised kernel
+#      (ssd-test-warp-specialized-ssd) against a float64 chunked SSD, timed;
 #   3. every golden case through ssd-run --backend gpu --artifact at chunk
 #      sizes 64, 128, 256 in f32, bf16 and f16 (same bounds as the CPU path),
 #      for the unfused and the fused strategy (the default state chain, auto:
@@ -101,6 +102,9 @@ run_step tile-products python3 "$src/scripts/device/run_tile_products.py" "$art/
 [ -f "$art/pipelined-products/cases.txt" ] &&
   run_step pipelined-products python3 "$src/scripts/device/run_pipelined_products.py" \
     "$art/pipelined-products" --json "$res/pipelined-products.json"
+[ -f "$art/warp-specialized-ssd/cases.txt" ] &&
+  run_step warp-specialized-ssd python3 "$src/scripts/device/run_warp_specialized_ssd.py" \
+    "$art/warp-specialized-ssd" --json "$res/warp-specialized-ssd.json"
 
 # The golden cases at chunks 64, 128, 256 in f32, bf16, f16 for each
 # variant; where build-artifacts.sh built them, the default fused kernel's

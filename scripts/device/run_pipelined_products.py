@@ -25,27 +25,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_tile_products import (  # noqa: E402
     BOUND, descriptor, finish, from_bf16_bits, relative_error, to_bf16_bits)
+from tensor_maps import tensor_map  # noqa: E402
 
 TIME_LIMIT_S = 60
-# CUtensorMap enums (cuda.h).
-BFLOAT16, INTERLEAVE_NONE, SWIZZLE_128B, L2_PROMOTION_NONE, OOB_FILL_NONE = 9, 0, 3, 0, 0
-
-
-def tensor_map(cuda, device_array, rows, cols):
-    """The 128-byte CUtensorMap of a rows x cols bf16 row-major array, box
-    64 columns x rows, as a uint8 numpy array."""
-    storage = ctypes.create_string_buffer(128 + 64)
-    address = (ctypes.addressof(storage) + 63) & ~63  # 64-byte aligned
-    u64x2, u32x2 = ctypes.c_uint64 * 2, ctypes.c_uint32 * 2
-    status = cuda.cuTensorMapEncodeTiled(
-        ctypes.c_void_p(address), ctypes.c_int(BFLOAT16), ctypes.c_uint32(2),
-        ctypes.c_void_p(device_array.data.ptr),
-        u64x2(cols, rows), (ctypes.c_uint64 * 1)(cols * 2), u32x2(64, rows),
-        u32x2(1, 1), ctypes.c_int(INTERLEAVE_NONE), ctypes.c_int(SWIZZLE_128B),
-        ctypes.c_int(L2_PROMOTION_NONE), ctypes.c_int(OOB_FILL_NONE))
-    if status != 0:
-        raise RuntimeError(f"cuTensorMapEncodeTiled failed with CUresult {status}")
-    return np.frombuffer(ctypes.string_at(address, 128), dtype=np.uint8).copy()
 
 
 def run_case(folder, name, m, n, k, shared):
@@ -57,8 +39,9 @@ def run_case(folder, name, m, n, k, shared):
     b_bits = to_bf16_bits(rng.standard_normal((n, k)).astype(np.float32))
     ref = from_bf16_bits(a_bits).astype(np.float64) @ from_bf16_bits(b_bits).astype(np.float64).T
     d_a, d_b = cp.asarray(a_bits), cp.asarray(b_bits)
-    d_a_map = cp.asarray(tensor_map(cuda, d_a, m, k))
-    d_b_map = cp.asarray(tensor_map(cuda, d_b, n, k))
+    # Boxes of one 64-deep slice of all the rows (bf16, 128-byte swizzle).
+    d_a_map = cp.asarray(tensor_map(cuda, d_a, (64, m)))
+    d_b_map = cp.asarray(tensor_map(cuda, d_b, (64, n)))
     d_c = cp.full((m, n), np.nan, dtype=cp.float32)
     kernel = cp.RawModule(path=f"{folder}/{name}.cubin").get_function("pipelined_product")
     kernel.max_dynamic_shared_size_bytes = shared

@@ -35,10 +35,11 @@ def from_bf16_bits(b):
 
 
 def descriptor(array):
-    """The expanded memref descriptor of a 2-D C-contiguous device array."""
-    rows, cols = array.shape
-    return (array, array, np.int64(0), np.int64(rows), np.int64(cols),
-            np.int64(cols), np.int64(1))
+    """The expanded memref descriptor of a device array of any rank
+    (allocated and aligned pointer, offset 0, its sizes, its strides in
+    elements)."""
+    return (array, array, np.int64(0), *(np.int64(size) for size in array.shape),
+            *(np.int64(stride // array.itemsize) for stride in array.strides))
 
 
 def effective_a(a_mk, a_source):
@@ -109,12 +110,12 @@ def main():
     return finish(rows, json_path)
 
 
-def finish(rows, json_path):
-    """Writes the rows (with the bound) to json_path where given; the exit
-    status: 1 when any row failed."""
+def finish(rows, json_path, bound=BOUND):
+    """Writes the rows (with the bound they were held to) to json_path where
+    given; the exit status: 1 when any row failed."""
     if json_path:
         with open(json_path, "w") as out:
-            json.dump({"bound": BOUND, "rows": rows}, out, indent=1)
+            json.dump({"bound": bound, "rows": rows}, out, indent=1)
     return 1 if any(row["status"] != "PASS" for row in rows) else 0
 
 

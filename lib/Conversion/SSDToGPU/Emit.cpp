@@ -1,6 +1,7 @@
 //===- Emit.cpp - scalar building blocks of the SSD GPU kernels -----------===//
 #include "Emit.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -66,6 +67,15 @@ Value Emitter::gtf(Value x, Value y) {
   return arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, x, y);
 }
 Value Emitter::decay(Value x) { return exp(x); }
+Value Emitter::expRoundedTo16Bits(Value x) {
+  Value scaled = mulf(x, f32(1.4426950408889634)); // log2(e)
+  auto op = LLVM::InlineAsmOp::create(
+      b, b.getF32Type(), ValueRange{scaled}, "ex2.approx.ftz.f32 $0, $1;",
+      "=f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+  return op->getResult(0);
+}
 Value Emitter::toF32(Value v) {
   if (v.getType().isF32() || !isa<FloatType>(v.getType()))
     return v;
@@ -136,6 +146,25 @@ Value Emitter::threadId() { return gpu::ThreadIdOp::create(b, gpu::Dimension::x)
 Value Emitter::blockId(gpu::Dimension d) { return gpu::BlockIdOp::create(b, d); }
 Value Emitter::laneId() { return rem(threadId(), idx(32)); }
 void Emitter::barrier() { gpu::BarrierOp::create(b); }
+Value Emitter::warpInclusiveScan(Value v) {
+  Value lane = laneId();
+  Type i32 = b.getI32Type();
+  Value width = arith::ConstantOp::create(b, b.getIntegerAttr(i32, 32));
+  for (int32_t off = 1; off < 32; off *= 2) {
+    Value offset = arith::ConstantOp::create(b, b.getIntegerAttr(i32, off));
+    Value up = gpu::ShuffleOp::create(b, v, offset, width, gpu::ShuffleMode::UP)
+                   .getShuffleResult();
+    v = select(le(idx(off), lane), addf(v, up), v);
+  }
+  return v;
+}
+Value Emitter::warpShuffle(Value v, Value src) {
+  Type i32 = b.getI32Type();
+  Value width = arith::ConstantOp::create(b, b.getIntegerAttr(i32, 32));
+  Value lane = arith::IndexCastOp::create(b, i32, src);
+  return gpu::ShuffleOp::create(b, v, lane, width, gpu::ShuffleMode::IDX)
+      .getShuffleResult();
+}
 Value Emitter::warpAll(Value pred) {
   Value everyLane = arith::ConstantIntOp::create(b, -1, 32);
   return NVVM::VoteSyncOp::create(b, b.getI1Type(), everyLane, pred,

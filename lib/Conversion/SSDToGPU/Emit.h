@@ -66,6 +66,13 @@ public:
   /// the semantics. Entries outside the causal triangle may overflow; every
   /// use selects them away (never multiplies them by a zero mask).
   Value decay(Value x);
+  /// exp(x) as ex2.approx.ftz of x log2(e), two instructions, for values
+  /// that are rounded to 16 bits next (tensor-core operands): its error, at
+  /// most 2 + 1.16 |x| ulp (below 4e-6 relative for |x| < 50, where the
+  /// weights are not already below 2e-22), is a thousandth of that
+  /// rounding, and the flush to zero changes only results below 2^-126,
+  /// which the rounding makes zero or subnormal (f16: zero) anyway.
+  Value expRoundedTo16Bits(Value x);
   Value toF32(Value v);
   Value fromF32(Value v, Type type);
 
@@ -95,6 +102,11 @@ public:
   Value blockId(mlir::gpu::Dimension d);
   Value laneId();
   void barrier();
+  /// Inclusive prefix sum of the f32 `v` over the lanes of a warp (five
+  /// shuffles; every lane of the warp takes part).
+  Value warpInclusiveScan(Value v);
+  /// Lane `src`'s (index, per lane) `v`, a 32-bit value, to each lane.
+  Value warpShuffle(Value v, Value src);
   /// Whether `pred` (i1) holds in every lane of the warp (vote.sync.all;
   /// all 32 lanes must reach it together).
   Value warpAll(Value pred);

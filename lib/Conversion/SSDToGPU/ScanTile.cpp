@@ -19,23 +19,6 @@ Value absoluteColumn(Emitter &e, const ScanTile &s, Value col) {
 }
 } // namespace
 
-/// exp(x) as ex2.approx.ftz of x log2(e): two instructions. Its error, at
-/// most 2 + 1.16 |x| ulp (below 4e-6 relative for |x| < 50, where the
-/// weights that follow are not already below 2e-22), is a thousandth of
-/// the bf16 / f16 rounding that every use of it below applies next; the
-/// flush to zero changes only results below 2^-126, which that rounding
-/// makes zero or subnormal (f16: zero) anyway, and saves the range test
-/// and the two scalings of the non-flushing form.
-static Value expRoundedTo16Bits(Emitter &e, Value x) {
-  Value scaled = e.mulf(x, e.f32(1.4426950408889634)); // log2(e)
-  auto op = LLVM::InlineAsmOp::create(
-      e.b, e.b.getF32Type(), ValueRange{scaled}, "ex2.approx.ftz.f32 $0, $1;",
-      "=f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
-  return op->getResult(0);
-}
-
 /// CB[i,j] exp(dA_i - dA_j) dt_j on j <= i for the consecutive j.. of `raw`
 /// (CB's row i = i0 + row): one exp per element (a factored
 /// exp(dA_i) exp(-dA_j) can overflow; causalBlockFactors factors it only
@@ -51,7 +34,7 @@ static Value weightsOfCB(Emitter &e, const SSDProblem &p, const ScanTile &s,
   Value dtj = e.loadVector(s.sDt, {j}, width);
   return e.mapF32(raw, [&](Value v, int64_t t) {
     Value at = vector::ExtractOp::create(e.b, dAj, ArrayRef<int64_t>{t});
-    Value w = e.mulf(e.mulf(v, expRoundedTo16Bits(e, e.subf(dAi, at))),
+    Value w = e.mulf(e.mulf(v, e.expRoundedTo16Bits(e.subf(dAi, at))),
                      vector::ExtractOp::create(e.b, dtj, ArrayRef<int64_t>{t}));
     return e.select(e.le(e.add(j, e.idx(t)), i), w, e.f32(0.0));
   });
@@ -195,7 +178,7 @@ TileOperand::BlockFactors causalBlockFactors(Emitter &e, const SSDProblem &p,
     Value dtj = e.loadVector(s.sDt, {j}, 2);
     return e.mapF32(dAj, [&](Value at, int64_t t) {
       Value dt = vector::ExtractOp::create(e.b, dtj, ArrayRef<int64_t>{t});
-      return e.mulf(expRoundedTo16Bits(e, e.subf(dAb, at)), dt);
+      return e.mulf(e.expRoundedTo16Bits(e.subf(dAb, at)), dt);
     });
   };
   // exp(dA_i - dA_b), on the f32 accumulators: the accurate exp.

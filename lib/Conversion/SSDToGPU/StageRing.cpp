@@ -10,15 +10,17 @@ namespace ssd {
 namespace gpu_lowering {
 
 StageRing::StageRing(Emitter &e, KernelFunc &kernel, int64_t stages,
-                     int64_t consumerThreads)
-    : e(e), stages(stages), consumerThreads(consumerThreads) {
-  assert(stages > 0 && consumerThreads > 0 && "a ring with readers");
+                     int64_t consumerThreads, int64_t producerArrivals)
+    : e(e), stages(stages), consumerThreads(consumerThreads),
+      producerArrivals(producerArrivals) {
+  assert(stages > 0 && consumerThreads > 0 && producerArrivals > 0 &&
+         "a ring with writers and readers");
   barriers = kernel.sharedBuffer({2 * stages}, e.b.getI64Type());
 }
 
 void StageRing::init() {
   for (int64_t s = 0; s < stages; ++s) {
-    initTmaBarrier(e, full(e.idx(s)), /*arrivals=*/1);
+    initTmaBarrier(e, full(e.idx(s)), producerArrivals);
     initTmaBarrier(e, empty(e.idx(s)), consumerThreads);
   }
 }
@@ -39,14 +41,26 @@ Value StageRing::parity(Value phase) {
                                     e.rem(phase, e.idx(2)));
 }
 
-Value StageRing::acquire(Value use, int64_t bytes) {
+Value StageRing::acquire(Value use) {
   Value s = stage(use);
   Value fill = e.div(use, e.idx(stages));
   // Fill u reuses the buffers of fill u - 1: wait for their release.
   e.ifThen(e.lt(e.idx(0), fill),
            [&] { waitTmaBarrier(e, empty(s), parity(e.sub(fill, e.idx(1)))); });
+  return s;
+}
+
+Value StageRing::acquire(Value use, int64_t bytes) {
+  assert(producerArrivals == 1 && "a TMA fill has one arriving thread");
+  Value s = acquire(use);
   expectTmaBytes(e, full(s), bytes);
   return s;
+}
+
+void StageRing::publish(Value use) {
+  NVVM::MBarrierArriveOp::create(e.b, /*res=*/Type(), full(stage(use)),
+                                 /*count=*/Value(), NVVM::MemScopeKind::CTA,
+                                 /*relaxed=*/false);
 }
 
 void StageRing::waitFull(Value use) {

@@ -5,8 +5,9 @@
 // copies and consumers read, in use order i = 0, 1, ...: use i takes stage
 // i % stages, and is that stage's u-th fill, u = i / stages. Each stage has
 // two mbarriers:
-//   full:  phase u completes once fill u has landed (one arrival, the
-//          producer's expect_tx, and the copies' bytes);
+//   full:  phase u completes once fill u has landed: by TMA, one arrival
+//          (the producer's expect_tx) and the copies' bytes; or written by
+//          `producerArrivals` threads, each publishing its part;
 //   empty: phase u completes once every consumer thread has released fill
 //          u (`consumerThreads` arrivals).
 // So the producer waits for empty's phase u - 1 before fill u (none before
@@ -27,7 +28,7 @@ class StageRing {
 public:
   /// Takes the 2 x `stages` mbarriers from `kernel`'s shared memory.
   StageRing(Emitter &e, KernelFunc &kernel, int64_t stages,
-            int64_t consumerThreads);
+            int64_t consumerThreads, int64_t producerArrivals = 1);
 
   /// Initialises the mbarriers: from one thread, then a block barrier
   /// before any other use.
@@ -43,6 +44,13 @@ public:
   /// announces `bytes` bytes on its full barrier (the caller's copies
   /// complete it there). Returns the stage.
   Value acquire(Value use, int64_t bytes);
+  /// Producer, every producing thread: waits until use `use`'s stage is
+  /// free (for stages the producer's threads write themselves). Returns the
+  /// stage.
+  Value acquire(Value use);
+  /// Producer, every producing thread, after its writes to use `use`'s
+  /// stage (and the proxy fence that makes them visible to wgmma).
+  void publish(Value use);
   /// Consumer: waits until use `use`'s fill has landed.
   void waitFull(Value use);
   /// Consumer, every thread: releases use `use`'s stage.
@@ -53,7 +61,7 @@ private:
   Value parity(Value phase);
 
   Emitter &e;
-  int64_t stages, consumerThreads;
+  int64_t stages, consumerThreads, producerArrivals;
   Value barriers; // [2 * stages] i64: full, then empty
 };
 

@@ -95,6 +95,80 @@ SmallVector<Value> fromAccumulatorStruct(Emitter &e, Value d,
   return out;
 }
 
+constexpr int64_t kRowBytes = 128;    // one swizzled row: a 64-wide panel
+constexpr int64_t kGroupBytes = 1024; // 8 such rows, or a k8 x n64 atom
+constexpr int64_t kCoreBytes = 128;   // one 8 x 8 core matrix
+
+/// An in-place operand read by descriptor: its K extent and the descriptor
+/// of its k16 step at k `ks`.
+struct InPlaceOperand {
+  int64_t depth = 0;
+  std::function<Value(int64_t ks)> at;
+};
+
+/// B resident, over its whole K extent: TMA's swizzled rows [panels][K][64]
+/// with n contiguous (N-major: 8-k groups 1024 bytes apart, 64-wide n
+/// panels one K extent of rows apart), or core matrices [1][N/8][K/8][8][8]
+/// with k contiguous.
+InPlaceOperand inPlaceB(Emitter &e, const TileOperand &b) {
+  auto type = cast<MemRefType>(b.resident.getType());
+  Value base = sharedAddress(e, b.resident);
+  InPlaceOperand op;
+  if (b.residentSwizzled) {
+    assert(!b.kContiguous && type.getRank() == 3 && type.getDimSize(2) == 64 &&
+           "swizzled N-major rows");
+    op.depth = type.getDimSize(1);
+    int64_t panelBytes = op.depth * kRowBytes;
+    op.at = [&e, base, panelBytes](int64_t ks) {
+      return swizzledNMajorDescriptor(e, e.add(base, e.idx(ks * kRowBytes)),
+                                      panelBytes);
+    };
+    return op;
+  }
+  assert(b.kContiguous && type.getRank() == 5 && "k-major core matrices");
+  op.depth = type.getDimSize(2) * 8;
+  int64_t alongN = (op.depth / 8) * kCoreBytes;
+  op.at = [&e, base, alongN](int64_t ks) {
+    return matrixDescriptor(e, e.add(base, e.idx((ks / 8) * kCoreBytes)),
+                            kCoreBytes, alongN);
+  };
+  return op;
+}
+
+/// A resident: warpgroup `group`'s 64 rows of TMA's swizzled rows
+/// [panels][rows][64], k contiguous. A k16 step inside a panel moves the
+/// start by 32 bytes (the swizzle applies to the address bits; the 8-row
+/// groups stay 1024-aligned).
+InPlaceOperand inPlaceA(Emitter &e, const TileOperand &a, Value group,
+                        int64_t depth, int64_t elementBytes) {
+  auto type = cast<MemRefType>(a.resident.getType());
+  assert(type.getRank() == 3 && type.getDimSize(2) == 64 &&
+         type.getDimSize(0) * 64 >= depth && "swizzled K-major rows");
+  int64_t panelBytes = type.getDimSize(1) * kRowBytes;
+  Value row0 = e.mul(group, 64);
+  if (a.residentRow0)
+    row0 = e.add(row0, a.residentRow0);
+  Value base = e.add(sharedAddress(e, a.resident), e.mul(row0, kRowBytes));
+  InPlaceOperand op;
+  op.depth = depth;
+  op.at = [&e, base, panelBytes, elementBytes](int64_t ks) {
+    Value at = e.add(base, e.idx((ks / 64) * panelBytes +
+                                 (ks % 64) * elementBytes));
+    return swizzledKMajorDescriptor(e, at);
+  };
+  return op;
+}
+
+} // namespace
+
+Value swizzledKMajorDescriptor(Emitter &e, Value address) {
+  return descriptor(e, address, 16, kGroupBytes, /*swizzle128=*/true);
+}
+
+Value swizzledNMajorDescriptor(Emitter &e, Value address, int64_t panelBytes) {
+  return descriptor(e, address, panelBytes, kGroupBytes, /*swizzle128=*/true);
+}
+
 /// wgmma.mma_async m64nNk16 with A from registers (NVVM's op takes two
 /// descriptors only): inline PTX, the accumulators tied in and out, A's
 /// fragment (vector<4x2xbf16|f16>, the mma.sync m16k16 layout of each
@@ -139,76 +213,6 @@ Value wgmmaRegisterA(Emitter &e, Value d, Value fragment, Value descB,
       LLVM::tailcallkind::TailCallKind::None,
       /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
   return op->getResult(0);
-}
-
-constexpr int64_t kRowBytes = 128;    // one swizzled row: a 64-wide panel
-constexpr int64_t kGroupBytes = 1024; // 8 such rows, or a k8 x n64 atom
-constexpr int64_t kCoreBytes = 128;   // one 8 x 8 core matrix
-
-/// An in-place operand read by descriptor: its K extent and the descriptor
-/// of its k16 step at k `ks`.
-struct InPlaceOperand {
-  int64_t depth = 0;
-  std::function<Value(int64_t ks)> at;
-};
-
-/// B resident, over its whole K extent: TMA's swizzled rows [panels][K][64]
-/// with n contiguous (N-major: 8-k groups 1024 bytes apart, 64-wide n
-/// panels one K extent of rows apart), or core matrices [1][N/8][K/8][8][8]
-/// with k contiguous.
-InPlaceOperand inPlaceB(Emitter &e, const TileOperand &b) {
-  auto type = cast<MemRefType>(b.resident.getType());
-  Value base = sharedAddress(e, b.resident);
-  InPlaceOperand op;
-  if (b.residentSwizzled) {
-    assert(!b.kContiguous && type.getRank() == 3 && type.getDimSize(2) == 64 &&
-           "swizzled N-major rows");
-    op.depth = type.getDimSize(1);
-    int64_t panelBytes = op.depth * kRowBytes;
-    op.at = [&e, base, panelBytes](int64_t ks) {
-      return descriptor(e, e.add(base, e.idx(ks * kRowBytes)), panelBytes,
-                        kGroupBytes, /*swizzle128=*/true);
-    };
-    return op;
-  }
-  assert(b.kContiguous && type.getRank() == 5 && "k-major core matrices");
-  op.depth = type.getDimSize(2) * 8;
-  int64_t alongN = (op.depth / 8) * kCoreBytes;
-  op.at = [&e, base, alongN](int64_t ks) {
-    return matrixDescriptor(e, e.add(base, e.idx((ks / 8) * kCoreBytes)),
-                            kCoreBytes, alongN);
-  };
-  return op;
-}
-
-/// A resident: warpgroup `group`'s 64 rows of TMA's swizzled rows
-/// [panels][rows][64], k contiguous. A k16 step inside a panel moves the
-/// start by 32 bytes (the swizzle applies to the address bits; the 8-row
-/// groups stay 1024-aligned).
-InPlaceOperand inPlaceA(Emitter &e, const TileOperand &a, Value group,
-                        int64_t depth, int64_t elementBytes) {
-  auto type = cast<MemRefType>(a.resident.getType());
-  assert(type.getRank() == 3 && type.getDimSize(2) == 64 &&
-         type.getDimSize(0) * 64 >= depth && "swizzled K-major rows");
-  int64_t panelBytes = type.getDimSize(1) * kRowBytes;
-  Value row0 = e.mul(group, 64);
-  if (a.residentRow0)
-    row0 = e.add(row0, a.residentRow0);
-  Value base = e.add(sharedAddress(e, a.resident), e.mul(row0, kRowBytes));
-  InPlaceOperand op;
-  op.depth = depth;
-  op.at = [&e, base, panelBytes, elementBytes](int64_t ks) {
-    Value at = e.add(base, e.idx((ks / 64) * panelBytes +
-                                 (ks % 64) * elementBytes));
-    return swizzledKMajorDescriptor(e, at);
-  };
-  return op;
-}
-
-} // namespace
-
-Value swizzledKMajorDescriptor(Emitter &e, Value address) {
-  return descriptor(e, address, 16, kGroupBytes, /*swizzle128=*/true);
 }
 
 Value wgmmaAccumulators(Emitter &e, ValueRange fragments) {

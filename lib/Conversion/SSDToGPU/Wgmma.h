@@ -25,6 +25,19 @@ namespace gpu_lowering {
 /// inside the 64-element panel starts 32 bytes further.
 Value swizzledKMajorDescriptor(Emitter &e, Value address);
 
+/// The descriptor of an N-major operand (n contiguous) in TMA's 128-byte
+/// swizzle, as [N / 64 panels][K rows][64]: K's 8-row groups 1024 bytes
+/// apart, the 64-wide panels `panelBytes` apart; a k16 step starts 16 rows
+/// (2048 bytes) further.
+Value swizzledNMajorDescriptor(Emitter &e, Value address, int64_t panelBytes);
+
+/// wgmma.mma_async m64nNk16 (f32 accumulators `d`, N = `n`) with A from
+/// registers: `fragment` is a warp's 16 x 16 A fragment in the mma.sync
+/// m16k16 layout (vector<4x2xbf16|f16>), B by descriptor `descB`, K-major
+/// or, for 16-bit types, N-major (`bKMajor` false).
+Value wgmmaRegisterA(Emitter &e, Value d, Value fragment, Value descB,
+                     int64_t n, Type mmaType, bool bKMajor);
+
 /// `fragments` (vector<2x2xf32> each) as wgmma's accumulator struct.
 Value wgmmaAccumulators(Emitter &e, mlir::ValueRange fragments);
 

@@ -305,4 +305,43 @@ def TestPipelinedProduct
   ];
 }
 
+def TestWarpSpecializedSSD
+    : Pass<"ssd-test-warp-specialized-ssd", "::mlir::ModuleOp"> {
+  let summary = "Test pass: the SSD of one (batch row, head) a block, by "
+                "warpgroup roles";
+  let description = [{
+    Appends `gpu.module @ssd_kernels` with one kernel,
+    `warp_specialized_ssd`: the Mamba-2 SSD (one group, head dim 64, state
+    128, chunks of 64 tokens, dt and A given, no D, z or initial states)
+    of one (batch row, head) per block of 384 threads, the chunks walked in
+    order with the state on chip. Warpgroup 0 (setmaxnreg 40) copies each
+    chunk's C, B, x and dt by TMA into a ring of `stages` stages; warpgroup
+    1 (setmaxnreg 232) holds the f32 state in wgmma accumulators, publishes
+    it in bf16 each chunk and updates it with a register-A wgmma; warpgroup
+    2 (setmaxnreg 232) computes C B^T and C S^T on wgmma, the causal decay
+    weights in registers, and y = exp(g) C S^T + P x. Arguments: pointers
+    to the tensor maps of C and B ([batch seqlen][128] bf16), x ([batch
+    seqlen][heads 64] bf16; boxes 64 x 64, 128-byte swizzle) and dt ([batch
+    heads][seqlen] f32, boxes 64 x 1), then A [heads], y [batch][seqlen]
+    [heads][64] and the final states [batch][heads][64][128] (f32). The
+    grid is batch x heads blocks; the dynamic shared memory is the module's
+    `ssd.shared_memory` attribute.
+  }];
+  let options = [
+    Option<"batch", "batch", "int64_t", /*default=*/"1", "Batch rows">,
+    Option<"heads", "heads", "int64_t", /*default=*/"2", "Heads">,
+    Option<"seqlen", "seqlen", "int64_t", /*default=*/"256",
+           "Tokens per row: a multiple of 64">,
+    Option<"stages", "stages", "int64_t", /*default=*/"2",
+           "Shared-memory stages of the input ring: 2 to 4">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // SSD_CONVERSION_SSDTOGPU_PASSES_TD

@@ -350,7 +350,7 @@ TokenCumsum chunkCumsumOfToken(FusedBuild &f, const ChainItem &it, Value l) {
   Value a = e.loadF32(f.arg("A"), {it.head});
   Value raw = e.loadF32(f.arg("dt"), {it.row, tokenAt(e, r, l), it.head});
   Value dt = e.select(e.lt(l, r.len), processDt(e, p, raw, bias), e.f32(0.0));
-  Value scan = warpInclusiveScan(e, e.mulf(a, dt));
+  Value scan = e.warpInclusiveScan(e.mulf(a, dt));
   Value warp = e.div(e.threadId(), e.idx(32));
   e.ifThen(e.andi(e.eq(e.laneId(), e.idx(31)), e.lt(warp, e.idx(warps))),
            [&] { e.store(scan, totals, {warp}); });

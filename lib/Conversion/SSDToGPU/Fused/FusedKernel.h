@@ -222,10 +222,6 @@ constexpr int64_t kChunkStatePublished = 1, kEndStatePublished = 2;
 void walkStateChain(FusedBuild &f, llvm::function_ref<void()> byLookBack,
                     llvm::function_ref<void()> byTurns);
 
-/// Inclusive prefix sum of the f32 `v` over the lanes of a warp (five
-/// shuffles; every lane of the warp takes part).
-Value warpInclusiveScan(Emitter &e, Value v);
-
 /// Cumsum items per (row, chunk): cumsumSliceItems where the first wave is
 /// split (FusedBuild::firstWaveSplit), else 1.
 Value cumsumItems(FusedBuild &f);

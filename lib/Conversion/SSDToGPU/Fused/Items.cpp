@@ -187,29 +187,6 @@ void emitFinalItem(FusedBuild &f, Value index) {
 // cumsum (b, c, slice): dt_out and dA_cumsum of one chunk, a slice of heads
 //===----------------------------------------------------------------------===//
 
-Value warpInclusiveScan(Emitter &e, Value v) {
-  Value lane = e.laneId();
-  Type i32 = e.b.getI32Type();
-  Value width = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, 32));
-  for (int32_t off = 1; off < 32; off *= 2) {
-    Value offset = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, off));
-    Value up =
-        gpu::ShuffleOp::create(e.b, v, offset, width, gpu::ShuffleMode::UP)
-            .getShuffleResult();
-    v = e.select(e.le(e.idx(off), lane), e.addf(v, up), v);
-  }
-  return v;
-}
-
-/// Lane `src` of the warp's `v`, to every lane.
-static Value warpBroadcast(Emitter &e, Value v, int32_t src) {
-  Type i32 = e.b.getI32Type();
-  Value width = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, 32));
-  Value lane = arith::ConstantOp::create(e.b, e.b.getIntegerAttr(i32, src));
-  return gpu::ShuffleOp::create(e.b, v, lane, width, gpu::ShuffleMode::IDX)
-      .getShuffleResult();
-}
-
 int64_t cumsumSliceItems(int64_t heads) {
   return (heads + kCumsumSliceHeads - 1) / kCumsumSliceHeads;
 }
@@ -255,7 +232,7 @@ void emitCumsumItem(FusedBuild &f, Value index) {
     }
     Value carry = e.f32(0.0);
     for (int64_t s = 0; s < segments; ++s) {
-      Value sum = e.addf(carry, warpInclusiveScan(e, e.mulf(a, vals[s])));
+      Value sum = e.addf(carry, e.warpInclusiveScan(e.mulf(a, vals[s])));
       auto store = [&] {
         e.store(vals[s], dtOut, {row, h, c, pos[s]});
         e.store(sum, dA, {row, h, c, pos[s]});
@@ -265,7 +242,7 @@ void emitCumsumItem(FusedBuild &f, Value index) {
       else
         e.ifThen(e.lt(pos[s], e.idx(p.chunk)), store);
       if (s + 1 < segments)
-        carry = warpBroadcast(e, sum, 31);
+        carry = e.warpShuffle(sum, e.idx(31));
     }
   });
   // The chunk's counter counts heads: the chain items wait for all of them.

@@ -1,0 +1,93 @@
+// RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="batch=2 heads=3 seqlen=128 stages=3" | FileCheck %s
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="batch=0" 2>&1 | FileCheck %s --check-prefix=BAD-BATCH
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=0" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=100" 2>&1 | FileCheck %s --check-prefix=BAD-SEQLEN
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=5" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=1" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES-LOW
+
+// Three stages of C, B (two swizzled panels each), x and dt (41984 bytes
+// each, 1024-aligned), the published state's two buffers and ten mbarriers.
+// CHECK: module attributes {gpu.container_module, ssd.shared_memory = 160816 : i64}
+// CHECK: gpu.func @warp_specialized_ssd(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[A:.*]]: memref<3xf32>, %[[Y:.*]]: memref<2x128x3x64xf32>, %[[STATES:.*]]: memref<2x3x64x128xf32>) kernel
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32
+// The input ring: one TMA arrival fills a stage, both consumer roles (256
+// threads) release it. The published state: the state role's 128 threads
+// publish a buffer, the output role's 128 release it.
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}}
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c256_i32
+// CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c128_i32
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: gpu.barrier
+// CHECK: %[[HEAD:.*]] = arith.remui %{{.*}}, %c3{{.*}} : index
+// CHECK: memref.load %[[A]][%[[HEAD]]]
+
+// The producer: registers down, then per chunk (two of them) one stage's
+// 41216 bytes: C and B in two 64-column boxes each, x at column 64 head,
+// dt at column 64 c of row batch heads + head.
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: scf.for %[[C:.*]] = %c0{{.*}} to %c2{{.*}} step %c1
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c41216_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%{{.*}}, %{{.*}}]
+// CHECK: %[[DTCOL:.*]] = arith.muli %[[C]], %c64{{.*}} : index
+// CHECK: %[[DTCOL32:.*]] = arith.index_cast %[[DTCOL]] : index to i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg3, %{{.*}}, box[%[[DTCOL32]], %{{.*}}]
+
+// The state role: the state in 64 f32 registers a thread, carried by the
+// chunk loop; each chunk waits for its stage, scans dt A over the warp,
+// publishes the state in bf16 (32 pair stores), fences them for wgmma's
+// proxy and arrives; then four ldmatrix.trans fragments of x^T, scaled, and
+// four register-A wgmma m64n128k16 with B N-major (transposed).
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args(%{{.*}}) -> (!llvm.struct<(f32, f32
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: gpu.shuffle up
+// CHECK: gpu.shuffle idx
+// CHECK-COUNT-32: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<2x2x64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-NEXT: math.exp
+// CHECK-COUNT-4: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive
+// The last state, 32 pairs a thread.
+// CHECK-COUNT-32: vector.store %{{.*}}, %[[STATES]]
+
+// The output role: C B^T (eight k16 steps over the state size) as one
+// group; then, once the state is published, C S^T as a second group; the
+// weights while that runs (C B^T's group done), C S^T done, the published
+// buffer released; C S^T's rows scaled, then P x as four register-A
+// wgmma m64n64k16, the stage released, y stored.
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-COUNT-32: ex2.approx.ftz.f32
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-COUNT-16: vector.store %{{.*}}, %[[Y]]
+// CHECK-NOT: vector.store
+// CHECK: gpu.return
+
+// BAD-BATCH: error: ssd-test-warp-specialized-ssd: batch must be positive, got 0
+// BAD-HEADS: error: ssd-test-warp-specialized-ssd: heads must be positive, got 0
+// BAD-SEQLEN: error: ssd-test-warp-specialized-ssd: seqlen must be a positive multiple of 64 (whole chunks), got 100
+// BAD-STAGES: error: ssd-test-warp-specialized-ssd: stages must be 2 to 4, got 5
+// BAD-STAGES-LOW: error: ssd-test-warp-specialized-ssd: stages must be 2 to 4, got 1
+module {
+}
