@@ -73,7 +73,6 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
       {options.foldLoadsAhead != 0, "--fold-loads-ahead", "fold-loads-ahead",
        std::to_string(options.foldLoadsAhead)},
       {!options.fold.empty(), "--fold", "fold", options.fold},
-      {!options.scanRows.empty(), "--scan-rows", "scan-rows", options.scanRows},
   };
   for (const FusedFlag &flag : fusedFlags) {
     if (!flag.given)

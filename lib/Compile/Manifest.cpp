@@ -137,8 +137,6 @@ static JsonValue compilerJson(const LayerSpec &spec,
       opts.add("state_mma", JsonValue::makeString(options.stateMma));
     if (!options.fold.empty() && options.fold != "auto")
       opts.add("fold", JsonValue::makeString(options.fold));
-    if (!options.scanRows.empty() && options.scanRows != "linear")
-      opts.add("scan_rows", JsonValue::makeString(options.scanRows));
   }
   opts.add("target", JsonValue::makeString(options.target));
   // An infinite HI is null, as case.json writes it.

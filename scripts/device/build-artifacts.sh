@@ -18,10 +18,7 @@
 #                                      TMA), fused-cluster: clusters of two blocks
 #                                      (--cluster 2; layers it cannot pair leave
 #                                      DIR.skipped with the compiler's reason
-#                                      instead of DIR), fused-paired-rows[-f16state]:
-#                                      the chunk scan's row blocks paired per SM
-#                                      sub-partition (--scan-rows paired; opt-in,
-#                                      not built by default), case, chunk size, dtype;
+#                                      instead of DIR), case, chunk size, dtype;
 #                                      with fused among the variants, also
 #                                      fused-small-chunks: the fused kernel at
 #                                      chunk sizes 16 and 32 (f32, bf16)
@@ -111,8 +108,6 @@ variant_flags() {
     fused-state-mmasync) echo "--strategy fused --state-mma mma.sync" ;;
     fused-cp-async) echo "--strategy fused --copy cp.async" ;;
     fused-cluster) echo "--strategy fused --cluster 2" ;;
-    fused-paired-rows) echo "--strategy fused --scan-rows paired" ;;
-    fused-paired-rows-f16state) echo "--strategy fused --scan-rows paired --state-dtype f16" ;;
   esac
 }
 
@@ -279,19 +274,21 @@ for shape in "64 64 64 2" "64 64 512 2" "128 128 512 4" "128 64 1024 3" "128 256
 done
 
 # The whole SSD in one warp-specialised kernel (ssd-test-warp-specialized-ssd):
-# one chunk, several heads and batch rows, rings of 2 to 4 stages, and the
+# one chunk, several heads and batch rows, rings of 2 to 4 stages, one or two
+# output warpgroups, and the
 # Mamba-2 2.7B layer at b8 16K (80 heads) for its time, for
 # scripts/device/run_warp_specialized_ssd.py.
 mkdir -p "$out/warp-specialized-ssd"
 : >"$out/warp-specialized-ssd/cases.txt"
-for shape in "1 1 64 2" "1 2 512 2" "2 3 1024 3" "1 2 4096 4" "8 80 16384 2"; do
-  read -r batch heads seqlen stages <<<"$shape"
-  name="wsssd-b$batch-h$heads-l$seqlen-s$stages"
+for shape in "1 1 64 2 1" "1 2 512 2 1" "2 3 1024 3 1" "1 2 4096 4 1" "8 80 16384 2 1" \
+             "1 1 64 2 2" "2 3 1024 3 2" "8 80 16384 2 2"; do
+  read -r batch heads seqlen stages groups <<<"$shape"
+  name="wsssd-b$batch-h$heads-l$seqlen-s$stages-o$groups"
   mlir="$out/warp-specialized-ssd/$name.mlir"
   if test_kernel "$out/warp-specialized-ssd" "$name" \
-       --ssd-test-warp-specialized-ssd="batch=$batch heads=$heads seqlen=$seqlen stages=$stages"; then
+       --ssd-test-warp-specialized-ssd="batch=$batch heads=$heads seqlen=$seqlen stages=$stages output-groups=$groups"; then
     shared=$(grep -o 'ssd.shared_memory = [0-9]*' "$mlir" | grep -o '[0-9]*$')
-    echo "$name $batch $heads $seqlen $stages $shared" >>"$out/warp-specialized-ssd/cases.txt"
+    echo "$name $batch $heads $seqlen $stages $shared $groups" >>"$out/warp-specialized-ssd/cases.txt"
     built=$((built + 1))
   else
     echo "FAIL: $name"

@@ -6,10 +6,11 @@ against a float64 chunked SSD of the same inputs and times it.
     run_warp_specialized_ssd.py --self-check
 
 DIR holds <name>.cubin and cases.txt (one line per kernel: name batch heads
-seqlen stages shared_bytes), as scripts/device/build-artifacts.sh writes
-them. Each kernel, `warp_specialized_ssd`, runs the Mamba-2 SSD (one group,
+seqlen stages shared_bytes output_groups), as scripts/device/build-artifacts.sh
+writes them. Each kernel, `warp_specialized_ssd`, runs the Mamba-2 SSD (one group,
 chunks of 64 tokens, head dimension 64, state size 128) of batch x heads
-independent sequences: one block of 384 threads per (batch row, head), grid
+independent sequences: one block of 128 (2 + output_groups) threads per
+(batch row, head), grid
 batch * heads, with the module's ssd.shared_memory bytes of dynamic shared
 memory. Its arguments: the tensor maps of C, B, x and dt (device pointers
 to the 128-byte CUtensorMaps this script encodes with the driver's
@@ -50,7 +51,7 @@ from tensor_maps import FLOAT32, SWIZZLE_NONE, tensor_map  # noqa: E402
 
 BOUND = 1.5e-2
 CHUNK, HEAD_DIM, STATE = 64, 64, 128
-THREADS = 384
+GROUP_THREADS = 128
 WARMUP, TIMED = 3, 20
 # Token-heads above which only LARGE_HEADS heads of batch row 0 are checked.
 LARGE = 2 ** 22
@@ -141,7 +142,7 @@ def self_check():
     return max(errors)
 
 
-def run_case(folder, name, batch, heads, seqlen, shared):
+def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
     """y's and the states' max errors relative to their largest elements,
     and the kernel's ms per launch."""
     import cupy as cp
@@ -170,7 +171,8 @@ def run_case(folder, name, batch, heads, seqlen, shared):
     args = tuple(maps) + descriptor(d_a) + descriptor(d_y) + descriptor(d_states)
 
     def launch():
-        kernel((batch * heads,), (THREADS,), args, shared_mem=shared)
+        kernel((batch * heads,), (GROUP_THREADS * (2 + output_groups),), args,
+               shared_mem=shared)
 
     launch()
     nb, nh, _ = checked(batch, heads, seqlen)
@@ -218,8 +220,9 @@ def main():
     folder = sys.argv[1]
     if len(sys.argv) > 2 and sys.argv[2] == "--one":
         name = sys.argv[3]
-        batch, heads, seqlen, shared = map(int, sys.argv[4:8])
-        err_y, err_states, ms = run_case(folder, name, batch, heads, seqlen, shared)
+        batch, heads, seqlen, shared, output_groups = map(int, sys.argv[4:9])
+        err_y, err_states, ms = run_case(folder, name, batch, heads, seqlen, shared,
+                                         output_groups)
         print(json.dumps({"y": err_y, "states": err_states, "ms": ms}))
         return 0
     json_path = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
@@ -234,7 +237,7 @@ def main():
             if not line.strip():
                 continue
             name, *numbers = line.split()
-            batch, heads, seqlen, stages, shared = map(int, numbers)
+            batch, heads, seqlen, stages, shared, output_groups = map(int, numbers)
             _, _, subset = checked(batch, heads, seqlen)
             limit = TIME_LIMIT_S if subset == "all" else LARGE_TIME_LIMIT_S
             err_y = err_states = float("inf")
@@ -242,7 +245,8 @@ def main():
             error = None
             try:
                 child = subprocess.run(
-                    [sys.executable, __file__, folder, "--one", name, *numbers[:3], numbers[4]],
+                    [sys.executable, __file__, folder, "--one", name, *numbers[:3],
+                     *numbers[4:6]],
                     capture_output=True, text=True, timeout=limit)
                 if child.returncode != 0:
                     error = (child.stderr.strip().splitlines() or ["exited with no message"])[-1]
@@ -255,11 +259,11 @@ def main():
             ok = err_y <= BOUND and err_states <= BOUND
             timing = f" {ms:.3f} ms {tflops:.1f} TFLOP/s {gbps:.0f} GB/s" if ms is not None else ""
             print(f"{'PASS' if ok else 'FAIL'}: {name} batch={batch} heads={heads} "
-                  f"seqlen={seqlen} stages={stages} max_rel_err_y={err_y:.3e} "
+                  f"seqlen={seqlen} stages={stages} output_groups={output_groups} max_rel_err_y={err_y:.3e} "
                   f"max_rel_err_states={err_states:.3e} checked={subset}{timing}"
                   + (f" ({error})" if error else ""))
             rows.append({"name": name, "batch": batch, "heads": heads, "seqlen": seqlen,
-                         "stages": stages, "checked": subset, "max_rel_err_y": err_y,
+                         "stages": stages, "output_groups": output_groups, "checked": subset, "max_rel_err_y": err_y,
                          "max_rel_err_states": err_states, "ms": ms, "tflops": tflops,
                          "gbps": gbps, "status": "PASS" if ok else "FAIL",
                          **({"error": error} if error else {})})

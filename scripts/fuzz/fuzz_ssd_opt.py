@@ -40,8 +40,6 @@ PIPELINES = [
     ["--ssd-gpu-fused-pipeline=format=none"],
     # The chunk-state product on mma.sync (the default takes wgmma).
     ["--ssd-gpu-fused-pipeline=format=none state-mma=mma.sync"],
-    # The chunk scan's row blocks paired per SM sub-partition.
-    ["--ssd-gpu-fused-pipeline=format=none scan-rows=paired"],
 ]
 
 # Built-in seeds: small layers the mutations start from.

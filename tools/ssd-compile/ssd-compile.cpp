@@ -48,7 +48,6 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                    [--state-mma auto|mma.sync|wgmma]
                    [--copy auto|cp.async|tma] [--p-block R] [--cluster 1|2]
                    [--fold auto|pieces|vectors] [--fold-loads-ahead N]
-                   [--scan-rows linear|paired]
                    [--profile] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
@@ -162,14 +161,6 @@ cl::opt<std::string> fold(
              "sectors per warp access) or vectors (the chunk-state "
              "product's 8-column vectors)"),
     cl::value_desc("F"), cl::cat(category));
-
-cl::opt<std::string> scanRows(
-    "scan-rows",
-    cl::desc("fused only: which 16-row blocks of a chunk the chunk scan's "
-             "warps own: linear (default: warp w block w) or paired (warps "
-             "w and w + 4, which share an SM sub-partition, blocks w and "
-             "7 - w; mma.sync scans of 128-row tiles)"),
-    cl::value_desc("R"), cl::cat(category));
 
 cl::opt<int64_t> foldLoadsAhead(
     "fold-loads-ahead",
@@ -303,10 +294,6 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
     return "--fold: unknown fold '" + fold +
            "' (expected auto, pieces or vectors)";
   options.fold = fold;
-  if (given(scanRows) && scanRows != "linear" && scanRows != "paired")
-    return "--scan-rows: unknown order '" + scanRows +
-           "' (expected linear or paired)";
-  options.scanRows = scanRows;
   options.profile = profile;
   return std::nullopt;
 }

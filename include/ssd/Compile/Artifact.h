@@ -48,9 +48,6 @@ struct CompileOptions {
   /// How the fused kernel's turn chain folds (auto, pieces or vectors);
   /// empty: the pipeline's default (auto).
   std::string fold;
-  /// The fused chunk scan's row blocks per warp (linear or paired); empty:
-  /// the pipeline's default (linear).
-  std::string scanRows;
   /// The fused kernel records its chain items' phase clocks in the
   /// `chain_profile` workspace (a diagnostic build; state-chain chunk).
   bool profile = false;

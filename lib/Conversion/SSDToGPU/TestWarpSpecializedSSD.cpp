@@ -13,7 +13,9 @@
 //   - warpgroup 2, the outputs (setmaxnreg 232): C B^T and C S^T on wgmma
 //     from the stages, the causal weights exp(g_t - g_s) dt_s applied to
 //     C B^T in registers while C S^T runs, the rows of C S^T scaled by
-//     exp(g_t), then y += P x with P as register A.
+//     exp(g_t), then y += P x with P as register A. With output-groups=2,
+//     warpgroups 2 and 3 (120 registers each) take alternate chunks, so
+//     that two chunks' outputs are in flight beside the state's walk.
 // So the copies, the state's chain and the chunk's outputs overlap, and
 // nothing but y and the last state goes back to global memory. It is the
 // prototype of a kernel for the shapes where batch x heads fill the GPU,
@@ -43,8 +45,12 @@ using namespace ssd::gpu_lowering;
 namespace {
 
 constexpr int64_t kChunk = 64, kHeadDim = 64, kState = 128;
-constexpr int64_t kGroupThreads = 128, kThreads = 3 * kGroupThreads;
-constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
+constexpr int64_t kGroupThreads = 128;
+/// Registers a thread of each role: the producer gives back what the state
+/// takes; with two output warpgroups each gives back 8 of the 128 that 512
+/// threads start with, so that the state still gets 232.
+constexpr int64_t kProducerRegisters = 40, kStateRegisters = 232;
+constexpr int64_t kOutputRegisters[] = {232, 120};
 /// One 64-wide bf16 panel of a chunk's rows in the 128-byte swizzle.
 constexpr int64_t kPanelBytes = kChunk * 128;
 /// A stage: C and B (two panels each), x (one), dt (64 f32); the next
@@ -174,6 +180,7 @@ struct TestWarpSpecializedSSDPass
     : ssd::impl::TestWarpSpecializedSSDBase<TestWarpSpecializedSSDPass> {
   using Base::Base;
 
+  int64_t threads() const { return kGroupThreads * (2 + outputGroups); }
   int64_t sharedBytes() const {
     return stages * kStageBytes + 2 * kPublishedBytes + 2 * kSwizzleAlign +
            16 * (stages + 2);
@@ -192,6 +199,8 @@ struct TestWarpSpecializedSSDPass
                  " (whole chunks), got " + Twine(seqlen));
     if (stages < 2 || stages > 4)
       return bad("stages must be 2 to 4, got " + Twine(stages));
+    if (outputGroups < 1 || outputGroups > 2)
+      return bad("output-groups must be 1 or 2, got " + Twine(outputGroups));
     if (sharedBytes() > kSharedLimit)
       return bad(Twine(stages) + " stages need " + Twine(sharedBytes()) +
                  " bytes of shared memory, over the " + Twine(kSharedLimit) +
@@ -340,13 +349,15 @@ struct TestWarpSpecializedSSDPass
         })[0];
   }
 
-  /// Warpgroup 2: y of every chunk.
+  /// Output warpgroup `first` (0 .. outputGroups - 1): y of chunks first,
+  /// first + outputGroups, ...
   void walkOutputs(Emitter &e, StageRing &inputs, StageRing &published, Value a,
-                   Value y, Value b, Value head) {
+                   Value y, Value b, Value head, int64_t first) {
     AccumulatorLane at = accumulatorLane(e);
     Value ringAt = sharedAddress(e, ring);
     Value publishedAt = sharedAddress(e, publishedBuf);
-    e.forLoop(e.idx(0), e.idx(seqlen / kChunk), e.idx(1), [&](Value c) {
+    e.forLoop(e.idx(first), e.idx(seqlen / kChunk), e.idx(outputGroups),
+              [&](Value c) {
       inputs.waitFull(c);
       Value base = stageBase(e, inputs.stage(c));
       Value cRows = e.add(ringAt, e.add(base, kCOffset));
@@ -476,7 +487,7 @@ struct TestWarpSpecializedSSDPass
         b.getFunctionType({ptr, ptr, ptr, ptr, aType, yType, statesType}, {}));
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func.setKnownBlockSizeAttr(
-        b.getDenseI32ArrayAttr({static_cast<int32_t>(kThreads), 1, 1}));
+        b.getDenseI32ArrayAttr({static_cast<int32_t>(threads()), 1, 1}));
     // setmaxnreg takes effect only with a register budget ptxas knows.
     func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
     b.setInsertionPointToStart(&func.getBody().front());
@@ -514,16 +525,22 @@ struct TestWarpSpecializedSSDPass
       });
     });
     e.ifThen(e.eq(group, e.idx(1)), [&] {
-      NVVM::SetMaxRegisterOp::create(e.b, kConsumerRegisters,
+      NVVM::SetMaxRegisterOp::create(e.b, kStateRegisters,
                                      NVVM::SetMaxRegisterAction::increase);
       Value s = walkState(e, inputs, published, a);
       storeState(e, s, func.getArgument(6), row, head);
     });
-    e.ifThen(e.eq(group, e.idx(2)), [&] {
-      NVVM::SetMaxRegisterOp::create(e.b, kConsumerRegisters,
-                                     NVVM::SetMaxRegisterAction::increase);
-      walkOutputs(e, inputs, published, a, func.getArgument(5), row, head);
-    });
+    int64_t outputRegisters = kOutputRegisters[outputGroups - 1];
+    for (int64_t k = 0; k < outputGroups; ++k)
+      e.ifThen(e.eq(group, e.idx(2 + k)), [&] {
+        NVVM::SetMaxRegisterOp::create(
+            e.b, outputRegisters,
+            outputRegisters > 65536 / threads()
+                ? NVVM::SetMaxRegisterAction::increase
+                : NVVM::SetMaxRegisterAction::decrease);
+        walkOutputs(e, inputs, published, a, func.getArgument(5), row, head,
+                    k);
+      });
     // On the module, where it outlives gpu-module-to-binary.
     module->setAttr("ssd.shared_memory",
                     b.getI64IntegerAttr(kernel.sharedBytes()));

@@ -59,20 +59,6 @@ TileMatmul::TileMatmul(Emitter &e, KernelFunc &kernel, int64_t tileM,
   }
 }
 
-void TileMatmul::pairRowBlocksOnSubPartitions() {
-  assert(usesMma() && !usesWgmma() && warpsM == kWarps && warpsN == 1 &&
-         fragsM == 1 && kWarps == 8 && "an 8 x 1 grid of mma.sync warps");
-  rowBlocksPaired = true;
-}
-
-Value TileMatmul::warpRowBlock(Value warp) {
-  Value linear = e.rem(warp, e.idx(warpsM));
-  if (!rowBlocksPaired)
-    return linear;
-  // Warps 0-3 keep blocks 0-3; warps 4-7 take 7-4 (11 - w).
-  return e.select(e.lt(warp, e.idx(4)), linear, e.sub(e.idx(11), warp));
-}
-
 /// The single-stage buffers of the scalar fill, allocated on first use so
 /// that a product on the vector path only holds the shared memory it uses.
 void TileMatmul::allocateScalarBuffers() {
@@ -194,7 +180,7 @@ Value mmaSync(Emitter &e, Value a, Value b, Value c) {
 SmallVector<Value> TileMatmul::mmaStep(ValueRange acc) {
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
-  Value wm = warpRowBlock(warp), wn = e.div(warp, e.idx(warpsM));
+  Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
   Value rowA = e.add(e.mul(wm, fragsM * 16), e.rem(lane, e.idx(16)));
   Value colA = e.mul(e.div(lane, e.idx(16)), 8);
   Value rowB = e.add(e.mul(wn, fragsN * 8), e.rem(lane, e.idx(8)));
@@ -255,7 +241,7 @@ SmallVector<Value> TileMatmul::accumulate(ValueRange acc, Value kBegin,
 std::pair<Value, Value> TileMatmul::fragmentOrigin() {
   Value lane = e.laneId();
   Value warp = e.div(e.threadId(), e.idx(32));
-  Value wm = warpRowBlock(warp), wn = e.div(warp, e.idx(warpsM));
+  Value wm = e.rem(warp, e.idx(warpsM)), wn = e.div(warp, e.idx(warpsM));
   return {e.add(e.mul(wm, fragsM * 16), e.div(lane, e.idx(4))),
           e.add(e.mul(wn, fragsN * 8), e.mul(e.rem(lane, e.idx(4)), 2))};
 }

@@ -171,15 +171,6 @@ public:
   /// share one. Call before the first product.
   void shareVectorBuffer(Value buffer) { flat = buffer; }
 
-  /// Gives an 8 x 1 mma.sync grid's warps their 16-row blocks in pairs
-  /// per SM sub-partition: warps w and w + 4 (which share one, w % 4)
-  /// take blocks w and 7 - w. A causal product's k16 steps (block b runs
-  /// b + 1) then come to 9 on every sub-partition instead of 6, 8, 10 and
-  /// 12 with warp w on block w. Call before the first product.
-  void pairRowBlocksOnSubPartitions();
-  /// The warp's row block in the grid (0 .. warpsM - 1).
-  Value warpRowBlock(Value warp);
-
   /// Zero accumulators.
   llvm::SmallVector<Value> zero();
   /// acc += A B^T over k in [kBegin, kEnd).
@@ -318,7 +309,6 @@ private:
   Type mmaType;
   int64_t warpsM = 1, warpsN = 1, fragsM = 1, fragsN = 1; // MMA layout
   bool wgmma = false, wgmmaInPlace = false;
-  bool rowBlocksPaired = false; // pairRowBlocksOnSubPartitions
   Value sA, sB;
   /// One byte buffer for the vector path: the two-stage A and B slices
   /// (viewed per layout), reused by epilogueVector for the output tile.

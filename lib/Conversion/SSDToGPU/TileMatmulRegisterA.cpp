@@ -89,7 +89,7 @@ SmallVector<Value> TileMatmul::accumulateBlockFactored(ValueRange acc,
                                                        SliceAt bAt) {
   const TileOperand::BlockFactors &f = *a.blockFactors;
   Value warp = e.div(e.threadId(), e.idx(32));
-  Value m0 = e.mul(warpRowBlock(warp), 16);
+  Value m0 = e.mul(e.rem(warp, e.idx(warpsM)), 16);
   // The warp's block in k's terms, and the end of its diagonal step.
   Value block = e.add(m0, a.diagonal);
   Value step16 = e.idx(16);

@@ -311,7 +311,7 @@ SmallVector<Value> TileMatmul::mmaStepStaged(ValueRange acc,
                                              SliceAt bAt, Value kEnd) {
   Value stage = aAt.stage, aK0 = aAt.k0, bK0 = bAt.k0;
   Value warp = e.div(e.threadId(), e.idx(32));
-  Value wm = warpRowBlock(warp);
+  Value wm = e.rem(warp, e.idx(warpsM));
   Value mBase = e.add(e.mul(wm, fragsM * 16), aAt.row0);
   LdmatrixLanes lanes = ldmatrixLanes(e);
   Value l8 = lanes.l8, l16 = lanes.l16, hi8 = lanes.hi8, mid8 = lanes.mid8;
@@ -485,7 +485,7 @@ TileMatmul::scaleRows(ValueRange acc, function_ref<Value(Value row)> factor) {
   assert(usesMma() && "tensor-core tiles");
   // Fragment element [r][c] of m16n8 tile (i, j) sits at row lane/4 + 8r.
   Value warp = e.div(e.threadId(), e.idx(32));
-  Value row0 = e.add(e.mul(warpRowBlock(warp), fragsM * 16),
+  Value row0 = e.add(e.mul(e.rem(warp, e.idx(warpsM)), fragsM * 16),
                      e.div(e.laneId(), e.idx(4)));
   SmallVector<Value> out(acc.begin(), acc.end());
   for (int64_t i = 0; i < fragsM; ++i)

@@ -1,4 +1,6 @@
 // RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="batch=2 heads=3 seqlen=128 stages=3" | FileCheck %s
+// RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=256 output-groups=2" | FileCheck %s --check-prefix=TWO
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="output-groups=3" 2>&1 | FileCheck %s --check-prefix=BAD-GROUPS
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="batch=0" 2>&1 | FileCheck %s --check-prefix=BAD-BATCH
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=0" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=100" 2>&1 | FileCheck %s --check-prefix=BAD-SEQLEN
@@ -84,6 +86,18 @@
 // CHECK-NOT: vector.store
 // CHECK: gpu.return
 
+// Two output warpgroups (512 threads) give back 8 registers each, so the
+// state still gets 232 once the producer gives back 88; they take the
+// chunks by turns: 0, 2 and 1, 3 of the four.
+// TWO: known_block_size = array<i32: 512, 1, 1>
+// TWO: nvvm.setmaxregister decrease 40
+// TWO: nvvm.setmaxregister increase 232
+// TWO: nvvm.setmaxregister decrease 120
+// TWO: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c2
+// TWO: nvvm.setmaxregister decrease 120
+// TWO: scf.for %{{.*}} = %c1{{.*}} to %c4{{.*}} step %c2
+
+// BAD-GROUPS: error: ssd-test-warp-specialized-ssd: output-groups must be 1 or 2, got 3
 // BAD-BATCH: error: ssd-test-warp-specialized-ssd: batch must be positive, got 0
 // BAD-HEADS: error: ssd-test-warp-specialized-ssd: heads must be positive, got 0
 // BAD-SEQLEN: error: ssd-test-warp-specialized-ssd: seqlen must be a positive multiple of 64 (whole chunks), got 100

@@ -156,14 +156,6 @@ def ConvertSSDFusedToGPU
            "More overlap the round trips, and leave more stores to drain at "
            "the release (vector path, state-chain chunk or auto's turn "
            "kernel)">,
-    Option<"scanRows", "scan-rows", "std::string", /*default=*/"\"linear\"",
-           "Which 16-row blocks of the chunk the chunk scan's 8 x 1 "
-           "mma.sync warps own: `linear` (warp w block w) or `paired` "
-           "(warps w and w + 4, which share an SM sub-partition, blocks w "
-           "and 7 - w: the causal product's k16 steps come to 9 on every "
-           "sub-partition instead of 6 to 12). Scans on wgmma or on 64-row "
-           "tiles stay linear; scan_row_blocks in ssd.kernel_config says "
-           "when paired applies">,
     Option<"fold", "fold", "std::string", /*default=*/"\"auto\"",
            "How the chain's fold (the turn chain's and the look-back's, "
            "its chunk states too) walks the state slots: `pieces` "
@@ -313,13 +305,14 @@ def TestWarpSpecializedSSD
     Appends `gpu.module @ssd_kernels` with one kernel,
     `warp_specialized_ssd`: the Mamba-2 SSD (one group, head dim 64, state
     128, chunks of 64 tokens, dt and A given, no D, z or initial states)
-    of one (batch row, head) per block of 384 threads, the chunks walked in
+    of one (batch row, head) per block of 384 or 512 threads, the chunks walked in
     order with the state on chip. Warpgroup 0 (setmaxnreg 40) copies each
     chunk's C, B, x and dt by TMA into a ring of `stages` stages; warpgroup
     1 (setmaxnreg 232) holds the f32 state in wgmma accumulators, publishes
     it in bf16 each chunk and updates it with a register-A wgmma; warpgroup
-    2 (setmaxnreg 232) computes C B^T and C S^T on wgmma, the causal decay
-    weights in registers, and y = exp(g) C S^T + P x. Arguments: pointers
+    2 (and 3, with `output-groups=2`: alternate chunks) computes C B^T and
+    C S^T on wgmma, the causal decay weights in registers, and
+    y = exp(g) C S^T + P x. Arguments: pointers
     to the tensor maps of C and B ([batch seqlen][128] bf16), x ([batch
     seqlen][heads 64] bf16; boxes 64 x 64, 128-byte swizzle) and dt ([batch
     heads][seqlen] f32, boxes 64 x 1), then A [heads], y [batch][seqlen]
@@ -334,6 +327,9 @@ def TestWarpSpecializedSSD
            "Tokens per row: a multiple of 64">,
     Option<"stages", "stages", "int64_t", /*default=*/"2",
            "Shared-memory stages of the input ring: 2 to 4">,
+    Option<"outputGroups", "output-groups", "int64_t", /*default=*/"1",
+           "Output warpgroups: 1, or 2 taking alternate chunks (512 "
+           "threads, 120 registers each)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",

@@ -60,7 +60,6 @@ struct FusedKernelOptions {
   // ahead (0: the fold's default).
   std::string fold = "auto";
   int64_t foldLoadsAhead = 0;
-  std::string scanRows = "linear"; // the chunk scan's row blocks: or paired
 };
 
 /// Appends ssd-decompose, ssd-fuse, convert-ssd-fused-to-gpu (one

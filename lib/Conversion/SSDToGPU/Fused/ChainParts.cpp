@@ -54,11 +54,8 @@ TileMatmul stateProduct(FusedBuild &f) {
 
 TileMatmul scanProduct(FusedBuild &f) {
   const KernelConfig &c = f.config;
-  TileMatmul mm(f.e, f.k, c.scanRows, roundUp(c.pBlock, 16), c.scanDepth,
-                c.mmaType, c.scanMma);
-  if (c.scanRowBlocksPaired)
-    mm.pairRowBlocksOnSubPartitions();
-  return mm;
+  return TileMatmul(f.e, f.k, c.scanRows, roundUp(c.pBlock, 16), c.scanDepth,
+                    c.mmaType, c.scanMma);
 }
 
 Value allocateResidentState(FusedBuild &f) {

@@ -87,10 +87,6 @@ struct FusedPlan {
   /// How the chain's fold walks the slots (fold=): pieces, vectors or
   /// auto (KernelConfig::foldPieces).
   std::string fold = "auto";
-  /// The chunk scan's row blocks in pairs per SM sub-partition where its
-  /// warps form an 8 x 1 mma.sync grid (scan-rows=paired;
-  /// KernelConfig::scanRowBlocksPaired).
-  bool scanRowsPaired = false;
 };
 
 /// Tokens a segment holds at most (its chunk-state weights are staged in

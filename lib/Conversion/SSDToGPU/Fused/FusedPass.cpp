@@ -68,7 +68,6 @@ struct ConvertSSDFusedToGPUPass
                  {"auto", "mma.sync", "wgmma"}) ||
         (stateMma == "wgmma" && !onHopper(module, "state-mma=wgmma")) ||
         !isOneOf(module, "copy", copy, {"auto", "cp.async", "tma"}) ||
-        !isOneOf(module, "scan-rows", scanRows, {"linear", "paired"}) ||
         (copy == "tma" && !onHopper(module, "copy=tma")))
       return signalPassFailure();
     if (cluster != 1 && cluster != 2) {
@@ -117,7 +116,6 @@ struct ConvertSSDFusedToGPUPass
     plan->cluster = cluster;
     plan->foldLoadsAhead = foldLoadsAhead;
     plan->fold = fold;
-    plan->scanRowsPaired = scanRows == "paired";
     std::string clusterProblem = fused::clusterUnsupported(*plan);
     if (!clusterProblem.empty()) {
       module.emitError() << "convert-ssd-fused-to-gpu: " << clusterProblem;

@@ -69,11 +69,6 @@ struct FusedPipelineCLOptions
                      "(16-byte pieces in slot order) or vectors (the "
                      "chunk-state product's 8-column vectors)"),
       llvm::cl::init("auto")};
-  Option<std::string> scanRows{
-      *this, "scan-rows",
-      llvm::cl::desc("The chunk scan's 16-row blocks per warp: linear or "
-                     "paired (two per SM sub-partition, w and 7 - w)"),
-      llvm::cl::init("linear")};
   Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("Record the clock at the phase boundaries of every "
@@ -91,7 +86,6 @@ struct FusedPipelineCLOptions
     kernel.cluster = cluster;
     kernel.foldLoadsAhead = foldLoadsAhead;
     kernel.fold = fold;
-    kernel.scanRows = scanRows;
     return kernel;
   }
 };
@@ -117,7 +111,6 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.cluster = kernel.cluster;
   convert.foldLoadsAhead = kernel.foldLoadsAhead;
   convert.fold = kernel.fold;
-  convert.scanRows = kernel.scanRows;
   pm.addPass(createConvertSSDFusedToGPU(convert));
   buildGPUKernelsToBinary(pm, options);
 }

@@ -181,9 +181,6 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   c.stateMma = stateMmaFor(raw);
   c.scanMma = raw ? rawScanMma : plan.mma;
   c.scanRows = scanRows(p, raw);
-  c.scanRowBlocksPaired = plan.scanRowsPaired && c.mmaType &&
-                          c.scanMma == MmaInstr::MmaSync && c.scanVectors &&
-                          c.scanRows == 128;
   c.scanFromFragments = scanFromFragments(raw);
   c.productBufferBytes = bufferBytes(raw);
   c.profile = plan.profile;
@@ -294,8 +291,6 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *ctx,
   config.set("state_chain", b.getStringAttr(stateChainName(chain)));
   config.set("mma", b.getStringAttr(mmaName()));
   config.set("state_mma", b.getStringAttr(mmaName(/*scan=*/false)));
-  if (scanRowBlocksPaired)
-    config.set("scan_row_blocks", b.getStringAttr("paired"));
   config.set("operands",
              b.getStringAttr(operands == OperandPath::Tma       ? "tma"
                              : operands == OperandPath::CpAsync ? "cp.async"

@@ -117,10 +117,6 @@ struct KernelConfig {
   int64_t stateDepth = 0, stateScalarDepth = 0, scanDepth = 0;
   /// Output rows of one chunk-scan tile.
   int64_t scanRows = 0;
-  /// The chunk scan's 8 x 1 mma.sync warps take their row blocks in pairs
-  /// per SM sub-partition (TileMatmul::pairRowBlocksOnSubPartitions), which
-  /// evens the causal product's steps out over the four sub-partitions.
-  bool scanRowBlocksPaired = false;
   /// The chain item's chunk scan stores y straight from the product's
   /// fragments (TileMatmul::epiloguePairs), with no output tile in shared
   /// memory and no barrier: with raw operands, whose scan tile is the whole
