@@ -16,7 +16,10 @@ element: the products accumulate in f32 from exact bf16 inputs, so a
 wrong layout or fragment mapping lands near 1).
 """
 import json
+import os
+import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -110,12 +113,32 @@ def main():
     return finish(rows, json_path)
 
 
+def run_facts():
+    """What a result file records beside its rows: the commit
+    (SSD_COMMIT, else git's where the checkout has it), the GPU and the
+    date."""
+    commit = os.environ.get("SSD_COMMIT")
+    if not commit:
+        try:
+            commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                    text=True, cwd=os.path.dirname(os.path.abspath(__file__))
+                                    ).stdout.strip() or None
+        except OSError:
+            commit = None
+    try:
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                             capture_output=True, text=True).stdout.strip().splitlines()[0]
+    except (OSError, IndexError):
+        gpu = None
+    return {"commit": commit, "gpu": gpu, "date": time.strftime("%Y-%m-%d")}
+
+
 def finish(rows, json_path, bound=BOUND):
-    """Writes the rows (with the bound they were held to) to json_path where
-    given; the exit status: 1 when any row failed."""
+    """Writes the rows (with the bound they were held to, and run_facts) to
+    json_path where given; the exit status: 1 when any row failed."""
     if json_path:
         with open(json_path, "w") as out:
-            json.dump({"bound": bound, "rows": rows}, out, indent=1)
+            json.dump({**run_facts(), "bound": bound, "rows": rows}, out, indent=1)
     return 1 if any(row["status"] != "PASS" for row in rows) else 0
 
 

@@ -16,10 +16,12 @@ memory. Its arguments: the tensor maps of C, B, x and dt (device pointers
 to the 128-byte CUtensorMaps this script encodes with the driver's
 cuTensorMapEncodeTiled: C and B bf16 [batch * seqlen][128], x bf16
 [batch * seqlen][heads * 64], boxes of 64 x 64 with the 128-byte swizzle;
-dt f32 [batch * heads][seqlen], boxes of 64 x 1 unswizzled), then A
-(memref<heads x f32>), y (memref<batch x seqlen x heads x 64 x f32>) and
-the final states (memref<batch x heads x 64 x 128 x f32>) as expanded
-memref descriptors; y and the states start as NaN, so an output the kernel
+dt f32 [batch * heads][seqlen], boxes of 64 x 1 unswizzled: dt before the
+layer's softplus(dt + bias)), then A, dt's bias and D (memref<heads x f32>
+each), the initial states (memref<batch x heads x 64 x 128 x f32>), y
+(memref<batch x seqlen x heads x 64 x bf16>: the SSD plus D x) and the
+final states (memref<batch x heads x 64 x 128 x f32>) as expanded memref
+descriptors; y and the states start as NaN, so an output the kernel
 leaves unwritten fails.
 
 Each case runs in a child process with a time limit, so that a kernel whose
@@ -50,6 +52,8 @@ from run_tile_products import (  # noqa: E402
 from tensor_maps import FLOAT32, SWIZZLE_NONE, tensor_map  # noqa: E402
 
 BOUND = 1.5e-2
+# A bf16 NaN's bits: y starts as NaN, so that what the kernel leaves unwritten fails.
+BF16_NAN = 0x7FC0
 CHUNK, HEAD_DIM, STATE = 64, 64, 128
 GROUP_THREADS = 128
 WARMUP, TIMED = 3, 20
@@ -77,7 +81,7 @@ def checked(batch, heads, seqlen):
     return batch, heads, "all"
 
 
-def reference(xp, x, b, c, dt, a):
+def reference(xp, x, b, c, dt, a, initial):
     """y (nb x L x nh x 64) and the final states (nb x nh x 64 x 128), in
     float64 with the array module xp (numpy or cupy), of x (nb x L x nh x
     64), B and C (nb x L x 128), dt (nb x nh x L) and A (nh), by chunks of
@@ -99,11 +103,11 @@ def reference(xp, x, b, c, dt, a):
     decay = xp.exp(g[..., :, None] - g[..., None, :] + above)
     y = ((cc @ bc.swapaxes(-1, -2)) * decay * dtc[..., None, :]) @ xc
     # Each chunk's own contribution to the state it hands on, then the scan:
-    # S_{k+1} = exp(g_last(k)) S_k + that contribution, S_0 = 0.
+    # S_{k+1} = exp(g_last(k)) S_k + that contribution, S_0 the initial state.
     last = g[..., -1:]
     increments = (xc * (xp.exp(last - g) * dtc)[..., None]).swapaxes(-1, -2) @ bc
     entering = xp.empty_like(increments)
-    state = xp.zeros((nb, nh, p, n))
+    state = initial
     for chunk in range(k):
         entering[:, :, chunk] = state
         state = xp.exp(last[:, :, chunk])[..., None] * state + increments[:, :, chunk]
@@ -112,12 +116,12 @@ def reference(xp, x, b, c, dt, a):
     return y.transpose(0, 2, 3, 1, 4).reshape(nb, length, nh, p), state
 
 
-def recurrence(xp, x, b, c, dt, a):
+def recurrence(xp, x, b, c, dt, a, initial):
     """The same outputs token by token: h_t = exp(dt_t A) h_{t-1} +
     dt_t x_t B_t^T, y_t = h_t C_t. Independent of the chunked form, and slow:
     for the self-check."""
     nb, length, nh, p = x.shape
-    state = xp.zeros((nb, nh, p, b.shape[-1]))
+    state = initial
     y = xp.empty((nb, length, nh, p))
     for t in range(length):
         state = (xp.exp(dt[:, :, t] * a)[..., None, None] * state
@@ -136,8 +140,10 @@ def self_check():
     b, c = (rng.standard_normal((nb, length, STATE)) for _ in range(2))
     dt = rng.uniform(0.001, 0.1, (nb, nh, length))
     a = -rng.uniform(1, 16, nh)
+    initial = rng.standard_normal((nb, nh, HEAD_DIM, STATE))
     errors = []
-    for chunked, token in zip(reference(np, x, b, c, dt, a), recurrence(np, x, b, c, dt, a)):
+    for chunked, token in zip(reference(np, x, b, c, dt, a, initial),
+                              recurrence(np, x, b, c, dt, a, initial)):
         errors.append(float(np.abs(chunked - token).max() / np.abs(token).max()))
     return max(errors)
 
@@ -151,16 +157,22 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
     tokens = batch * seqlen
     d_b = cp.asarray(to_bf16_bits(rng.standard_normal((tokens, STATE), dtype=np.float32)))
     d_c = cp.asarray(to_bf16_bits(rng.standard_normal((tokens, STATE), dtype=np.float32)))
-    # dt per head in rows (row b * heads + h), as the kernel's map reads it.
-    d_dt = cp.asarray(rng.uniform(0.001, 0.1, (batch * heads, seqlen)).astype(np.float32))
+    # dt before the layer's processing, per head in rows (row b * heads +
+    # h), as the kernel's map reads it; the kernel takes softplus(dt +
+    # bias), the bias set so that dt lands around 0.001 .. 0.1 (Mamba-2's
+    # initialisation).
+    d_dt = cp.asarray(rng.uniform(-1, 1, (batch * heads, seqlen)).astype(np.float32))
+    d_bias = cp.asarray(np.log(np.expm1(rng.uniform(0.001, 0.1, heads))).astype(np.float32))
     d_a = cp.asarray(-rng.uniform(1, 16, heads).astype(np.float32))
+    d_d = cp.asarray(rng.uniform(0.5, 1.5, heads).astype(np.float32))
+    d_initial = cp.asarray(rng.standard_normal((batch, heads, HEAD_DIM, STATE), dtype=np.float32))
     # x a batch row at a time: the large case's whole x in float32 would
     # take gigabytes of host memory.
     d_x = cp.empty((batch, seqlen, heads, HEAD_DIM), dtype=cp.uint16)
     for row in range(batch):
         d_x[row] = cp.asarray(to_bf16_bits(
             rng.standard_normal((seqlen, heads, HEAD_DIM), dtype=np.float32)))
-    d_y = cp.full((batch, seqlen, heads, HEAD_DIM), np.nan, dtype=cp.float32)
+    d_y = cp.full((batch, seqlen, heads, HEAD_DIM), BF16_NAN, dtype=cp.uint16)
     d_states = cp.full((batch, heads, HEAD_DIM, STATE), np.nan, dtype=cp.float32)
     maps = [cp.asarray(tensor_map(cuda, d_c, (64, 64))),
             cp.asarray(tensor_map(cuda, d_b, (64, 64))),
@@ -168,7 +180,8 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
             cp.asarray(tensor_map(cuda, d_dt, (64, 1), FLOAT32, SWIZZLE_NONE))]
     kernel = cp.RawModule(path=f"{folder}/{name}.cubin").get_function("warp_specialized_ssd")
     kernel.max_dynamic_shared_size_bytes = shared
-    args = tuple(maps) + descriptor(d_a) + descriptor(d_y) + descriptor(d_states)
+    args = (tuple(maps) + descriptor(d_a) + descriptor(d_bias) + descriptor(d_d)
+            + descriptor(d_initial) + descriptor(d_y) + descriptor(d_states))
 
     def launch():
         kernel((batch * heads,), (GROUP_THREADS * (2 + output_groups),), args,
@@ -179,15 +192,20 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
 
     def wide(bits):
         return from_bf16_bits(bits).astype(cp.float64)
+    raw = (d_dt.reshape(batch, heads, seqlen)[:nb, :nh].astype(cp.float64)
+           + d_bias[:nh, None].astype(cp.float64))
+    dt = cp.where(raw > 20, raw, cp.log1p(cp.exp(raw)))
+    x = wide(d_x[:nb, :, :nh])
     ref_y, ref_states = reference(
-        cp, wide(d_x[:nb, :, :nh]), wide(d_b.reshape(batch, seqlen, STATE)[:nb]),
-        wide(d_c.reshape(batch, seqlen, STATE)[:nb]),
-        d_dt.reshape(batch, heads, seqlen)[:nb, :nh].astype(cp.float64),
-        d_a[:nh].astype(cp.float64))
-    err_y = relative_error(cp, d_y[:nb, :, :nh], cp.asnumpy(ref_y))
+        cp, x, wide(d_b.reshape(batch, seqlen, STATE)[:nb]),
+        wide(d_c.reshape(batch, seqlen, STATE)[:nb]), dt, d_a[:nh].astype(cp.float64),
+        d_initial[:nb, :nh].astype(cp.float64))
+    ref_y += d_d[:nh, None].astype(cp.float64) * x
+    y = from_bf16_bits(d_y)
+    err_y = relative_error(cp, y[:nb, :, :nh], cp.asnumpy(ref_y))
     err_states = relative_error(cp, d_states[:nb, :nh], cp.asnumpy(ref_states))
     # The outputs outside the checked heads must have been written too.
-    if not (bool(cp.isfinite(d_y).all()) and bool(cp.isfinite(d_states).all())):
+    if not (bool(cp.isfinite(y).all()) and bool(cp.isfinite(d_states).all())):
         err_y = err_states = float("inf")
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     for _ in range(WARMUP):
@@ -202,12 +220,13 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
 
 def throughput(batch, heads, seqlen, ms):
     """TFLOP/s and GB/s of one launch of ms milliseconds: the four products
-    of every chunk of every head; x, B and C (bf16) and dt (f32) read once,
-    y and the states (f32) written once."""
+    of every chunk of every head; x, B and C (bf16), dt and the initial
+    states (f32) read once, y (bf16) and the states (f32) written once."""
     flops = CHUNK_FLOPS * (seqlen // CHUNK) * batch * heads
     tokens = batch * seqlen
-    read = 2 * tokens * (heads * HEAD_DIM + 2 * STATE) + 4 * batch * heads * seqlen
-    written = 4 * tokens * heads * HEAD_DIM + 4 * batch * heads * HEAD_DIM * STATE
+    states = 4 * batch * heads * HEAD_DIM * STATE
+    read = 2 * tokens * (heads * HEAD_DIM + 2 * STATE) + 4 * batch * heads * seqlen + states
+    written = 2 * tokens * heads * HEAD_DIM + states
     return flops / (ms * 1e-3) / 1e12, (read + written) / (ms * 1e-3) / 1e9
 
 

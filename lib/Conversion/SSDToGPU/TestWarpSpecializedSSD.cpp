@@ -1,7 +1,8 @@
 //===- TestWarpSpecializedSSD.cpp - the SSD by warpgroup roles (test pass) ===//
 //
-// ssd-test-warp-specialized-ssd builds `warp_specialized_ssd`: the whole SSD
-// of one (batch row, head) per block, its chunks of 64 tokens walked in
+// ssd-test-warp-specialized-ssd builds `warp_specialized_ssd`: the Mamba-2
+// layer's scan (softplus(dt + bias), D x, initial and final states) of one
+// (batch row, head) per block, its chunks of 64 tokens walked in
 // order with the state on chip, by three warpgroups with different roles:
 //   - warpgroup 0 (setmaxnreg 40): one thread copies each chunk's C, B, x
 //     and dt by TMA into a StageRing of `stages` stages;
@@ -17,12 +18,13 @@
 //     warpgroups 2 and 3 (120 registers each) take alternate chunks, so
 //     that two chunks' outputs are in flight beside the state's walk.
 // So the copies, the state's chain and the chunk's outputs overlap, and
-// nothing but y and the last state goes back to global memory. It is the
+// nothing but y (bf16) and the last state goes back to global memory. It is the
 // prototype of a kernel for the shapes where batch x heads fill the GPU,
 // run on the GPU against a float64 reference
 // (scripts/device/run_warp_specialized_ssd.py).
 //
 //===----------------------------------------------------------------------===//
+#include "Kernels.h"
 #include "StageRing.h"
 #include "TmaCopy.h"
 #include "Wgmma.h"
@@ -64,8 +66,14 @@ constexpr int64_t kStageBytes =
 constexpr int64_t kPublishedBytes = 2 * kPanelBytes;
 constexpr int64_t kSharedLimit = 232448;
 
+/// A head's parameters: A, dt's bias and the skip weight D.
+struct HeadParams {
+  Value a, dtBias, d;
+};
+
 /// The cumulative decays of one chunk, spread over a warp: lane l holds
-/// tokens 2l and 2l + 1 (g the cumsum of dt A inside the chunk).
+/// tokens 2l and 2l + 1 (dt = softplus(dt_raw + bias), as the Mamba-2
+/// layer's; g the cumsum of dt A inside the chunk).
 struct ChunkDecays {
   Value g[2], dt[2];
   Value gLast;
@@ -73,13 +81,18 @@ struct ChunkDecays {
 
 /// Every warp of a consumer role computes its own copy from the stage's dt
 /// (five shuffles), so neither role waits for the other.
-ChunkDecays chunkDecays(Emitter &e, Value dtView, Value a) {
+ChunkDecays chunkDecays(Emitter &e, Value dtView, const HeadParams &head) {
+  SSDProblem layer;
+  layer.softplus = true;
+  layer.dtHigh = std::numeric_limits<double>::infinity();
   Value lane = e.laneId();
   Value pair = e.loadVector(dtView, {e.mul(lane, 2)}, 2);
   ChunkDecays d;
   for (int64_t i = 0; i < 2; ++i)
-    d.dt[i] = vector::ExtractOp::create(e.b, pair, ArrayRef<int64_t>{i});
-  Value a0 = e.mulf(d.dt[0], a), a1 = e.mulf(d.dt[1], a);
+    d.dt[i] = processDt(
+        e, layer, vector::ExtractOp::create(e.b, pair, ArrayRef<int64_t>{i}),
+        head.dtBias);
+  Value a0 = e.mulf(d.dt[0], head.a), a1 = e.mulf(d.dt[1], head.a);
   Value upTo = e.warpInclusiveScan(e.addf(a0, a1));
   d.g[0] = e.subf(upTo, a1);
   d.g[1] = upTo;
@@ -256,7 +269,8 @@ struct TestWarpSpecializedSSDPass
 
   /// Warpgroup 1: the state's walk; returns S after the last chunk.
   Value walkState(Emitter &e, StageRing &inputs, StageRing &published,
-                  Value a) {
+                  const HeadParams &head, Value initial, Value b,
+                  Value headIndex) {
     AccumulatorLane at = accumulatorLane(e);
     Value lane = e.laneId();
     Value warp = e.rem(e.div(e.threadId(), e.idx(32)), e.idx(4));
@@ -274,13 +288,29 @@ struct TestWarpSpecializedSSDPass
     auto fragType = VectorType::get({4, 2}, e.b.getBF16Type());
     auto f32Pair = VectorType::get({2}, e.b.getF32Type());
 
-    Value s0 = zeroAccumulators(e, kState);
+    // The state entering the first chunk: the given initial state.
+    SmallVector<Value> initialFrags;
+    for (int64_t j = 0; j < kState / 8; ++j) {
+      SmallVector<Value> elements;
+      for (int64_t r = 0; r < 2; ++r) {
+        Value pair = e.loadVector(initial,
+                                  {b, headIndex, e.add(at.row, e.idx(8 * r)),
+                                   e.add(at.col, e.idx(8 * j))},
+                                  2);
+        for (int64_t i = 0; i < 2; ++i)
+          elements.push_back(
+              vector::ExtractOp::create(e.b, pair, ArrayRef<int64_t>{i}));
+      }
+      initialFrags.push_back(vector::FromElementsOp::create(
+          e.b, VectorType::get({2, 2}, e.b.getF32Type()), elements));
+    }
+    Value s0 = wgmmaAccumulators(e, initialFrags);
     return e.forLoop(
         e.idx(0), e.idx(seqlen / kChunk), e.idx(1), {s0},
         [&](Value c, ValueRange cur) -> SmallVector<Value> {
           inputs.waitFull(c);
           Value base = stageBase(e, inputs.stage(c));
-          ChunkDecays d = chunkDecays(e, dtView(e, base), a);
+          ChunkDecays d = chunkDecays(e, dtView(e, base), head);
           SmallVector<Value> state = wgmmaFragments(e, cur[0], kState / 8);
 
           // Publish the state entering chunk c, in bf16, where the output
@@ -351,8 +381,9 @@ struct TestWarpSpecializedSSDPass
 
   /// Output warpgroup `first` (0 .. outputGroups - 1): y of chunks first,
   /// first + outputGroups, ...
-  void walkOutputs(Emitter &e, StageRing &inputs, StageRing &published, Value a,
-                   Value y, Value b, Value head, int64_t first) {
+  void walkOutputs(Emitter &e, StageRing &inputs, StageRing &published,
+                   const HeadParams &params, Value y, Value b, Value head,
+                   int64_t first) {
     AccumulatorLane at = accumulatorLane(e);
     Value ringAt = sharedAddress(e, ring);
     Value publishedAt = sharedAddress(e, publishedBuf);
@@ -381,7 +412,7 @@ struct TestWarpSpecializedSSDPass
 
       // While C S^T runs: P = C B^T exp(g_t - g_s) dt_s on s <= t, as the
       // register A fragments of P x (k16 step ks: fragments 2ks, 2ks + 1).
-      ChunkDecays d = chunkDecays(e, dtView(e, base), a);
+      ChunkDecays d = chunkDecays(e, dtView(e, base), params);
       Value rows[2] = {at.row, e.add(at.row, e.idx(8))};
       Value gRow[2] = {gOfToken(e, d, rows[0]), gOfToken(e, d, rows[1])};
       NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
@@ -434,15 +465,31 @@ struct TestWarpSpecializedSSDPass
             kHeadDim, e.b.getBF16Type(), /*bKMajor=*/false);
       NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
       NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
-      inputs.release(c);
 
-      // y[b][c 64 + t][head][p].
+      // y[b][c 64 + t][head][p] = that + D x, in bf16; x from the stage,
+      // which goes back once read.
       SmallVector<Value> out = wgmmaFragments(e, acc, kHeadDim / 8);
+      Value xView = panels(e, base, kXOffset, 1);
+      auto f32Pair = VectorType::get({2}, e.b.getF32Type());
+      Value dPair = vector::BroadcastOp::create(e.b, f32Pair, params.d);
+      SmallVector<Value> yPairs;
+      for (int64_t j = 0; j < kHeadDim / 8; ++j)
+        for (int64_t r = 0; r < 2; ++r) {
+          Value acc =
+              vector::ExtractOp::create(e.b, out[j], ArrayRef<int64_t>{r});
+          SmallVector<Value> xAt =
+              swizzled128At(e, rows[r], e.add(at.col, e.idx(8 * j)));
+          Value x =
+              arith::ExtFOp::create(e.b, f32Pair, e.loadVector(xView, xAt, 2));
+          yPairs.push_back(arith::TruncFOp::create(
+              e.b, VectorType::get({2}, e.b.getBF16Type()),
+              e.fma(dPair, x, acc)));
+        }
+      inputs.release(c);
       Value token0 = e.mul(c, kChunk);
       for (int64_t j = 0; j < kHeadDim / 8; ++j)
         for (int64_t r = 0; r < 2; ++r) {
-          Value pair =
-              vector::ExtractOp::create(e.b, out[j], ArrayRef<int64_t>{r});
+          Value pair = yPairs[2 * j + r];
           e.storeVector(
               pair, y,
               {b, e.add(token0, rows[r]), head, e.add(at.col, e.idx(8 * j))});
@@ -478,13 +525,16 @@ struct TestWarpSpecializedSSDPass
     // [seqlen][heads][64] and the final states [batch][heads][64][128], f32.
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     Type f32 = b.getF32Type();
-    auto aType = MemRefType::get({heads}, f32);
-    auto yType = MemRefType::get({batch, seqlen, heads, kHeadDim}, f32);
+    auto headType = MemRefType::get({heads}, f32);
+    auto yType =
+        MemRefType::get({batch, seqlen, heads, kHeadDim}, b.getBF16Type());
     auto statesType = MemRefType::get({batch, heads, kHeadDim, kState}, f32);
     b.setInsertionPointToStart(gpuModule.getBody());
     auto func = gpu::GPUFuncOp::create(
         b, "warp_specialized_ssd",
-        b.getFunctionType({ptr, ptr, ptr, ptr, aType, yType, statesType}, {}));
+        b.getFunctionType({ptr, ptr, ptr, ptr, headType, headType, headType,
+                           statesType, yType, statesType},
+                          {}));
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func.setKnownBlockSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(threads()), 1, 1}));
@@ -515,7 +565,9 @@ struct TestWarpSpecializedSSDPass
     Value row = e.div(seq, e.idx(heads));
     Value head = e.rem(seq, e.idx(heads));
     Value group = e.div(tid, e.idx(kGroupThreads));
-    Value a = e.load(func.getArgument(4), {head});
+    HeadParams params{e.load(func.getArgument(4), {head}),
+                      e.load(func.getArgument(5), {head}),
+                      e.load(func.getArgument(6), {head})};
     e.ifThen(e.eq(group, e.idx(0)), [&] {
       NVVM::SetMaxRegisterOp::create(e.b, kProducerRegisters,
                                      NVVM::SetMaxRegisterAction::decrease);
@@ -527,8 +579,9 @@ struct TestWarpSpecializedSSDPass
     e.ifThen(e.eq(group, e.idx(1)), [&] {
       NVVM::SetMaxRegisterOp::create(e.b, kStateRegisters,
                                      NVVM::SetMaxRegisterAction::increase);
-      Value s = walkState(e, inputs, published, a);
-      storeState(e, s, func.getArgument(6), row, head);
+      Value s = walkState(e, inputs, published, params, func.getArgument(7),
+                          row, head);
+      storeState(e, s, func.getArgument(9), row, head);
     });
     int64_t outputRegisters = kOutputRegisters[outputGroups - 1];
     for (int64_t k = 0; k < outputGroups; ++k)
@@ -538,8 +591,8 @@ struct TestWarpSpecializedSSDPass
             outputRegisters > 65536 / threads()
                 ? NVVM::SetMaxRegisterAction::increase
                 : NVVM::SetMaxRegisterAction::decrease);
-        walkOutputs(e, inputs, published, a, func.getArgument(5), row, head,
-                    k);
+        walkOutputs(e, inputs, published, params, func.getArgument(8), row,
+                    head, k);
       });
     // On the module, where it outlives gpu-module-to-binary.
     module->setAttr("ssd.shared_memory",

@@ -10,7 +10,7 @@
 // Three stages of C, B (two swizzled panels each), x and dt (41984 bytes
 // each, 1024-aligned), the published state's two buffers and ten mbarriers.
 // CHECK: module attributes {gpu.container_module, ssd.shared_memory = 160816 : i64}
-// CHECK: gpu.func @warp_specialized_ssd(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[A:.*]]: memref<3xf32>, %[[Y:.*]]: memref<2x128x3x64xf32>, %[[STATES:.*]]: memref<2x3x64x128xf32>) kernel
+// CHECK: gpu.func @warp_specialized_ssd(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[A:.*]]: memref<3xf32>, %[[BIAS:.*]]: memref<3xf32>, %[[D:.*]]: memref<3xf32>, %[[INITIAL:.*]]: memref<2x3x64x128xf32>, %[[Y:.*]]: memref<2x128x3x64xbf16>, %[[STATES:.*]]: memref<2x3x64x128xf32>) kernel
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32
 // The input ring: one TMA arrival fills a stage, both consumer roles (256
 // threads) release it. The published state: the state role's 128 threads
@@ -22,6 +22,8 @@
 // CHECK: gpu.barrier
 // CHECK: %[[HEAD:.*]] = arith.remui %{{.*}}, %c3{{.*}} : index
 // CHECK: memref.load %[[A]][%[[HEAD]]]
+// CHECK: memref.load %[[BIAS]][%[[HEAD]]]
+// CHECK: memref.load %[[D]][%[[HEAD]]]
 
 // The producer: registers down, then per chunk (two of them) one stage's
 // 41216 bytes: C and B in two 64-column boxes each, x at column 64 head,
@@ -43,9 +45,13 @@
 // publishes the state in bf16 (32 pair stores), fences them for wgmma's
 // proxy and arrives; then four ldmatrix.trans fragments of x^T, scaled, and
 // four register-A wgmma m64n128k16 with B N-major (transposed).
+// The state starts as the initial state (32 pairs a thread); dt is
+// softplus(dt + bias).
 // CHECK: nvvm.setmaxregister increase 232
+// CHECK-COUNT-32: vector.load %[[INITIAL]]
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args(%{{.*}}) -> (!llvm.struct<(f32, f32
 // CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: math.log1p
 // CHECK: gpu.shuffle up
 // CHECK: gpu.shuffle idx
 // CHECK-COUNT-32: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<2x2x64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
@@ -65,7 +71,8 @@
 // group; then, once the state is published, C S^T as a second group; the
 // weights while that runs (C B^T's group done), C S^T done, the published
 // buffer released; C S^T's rows scaled, then P x as four register-A
-// wgmma m64n64k16, the stage released, y stored.
+// wgmma m64n64k16; D x from the stage's x (16 pairs a thread), the stage
+// released, y stored in bf16.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
@@ -81,8 +88,9 @@
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-COUNT-16: vector.load %{{.*}} : memref<1x64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // CHECK: nvvm.mbarrier.arrive
-// CHECK-COUNT-16: vector.store %{{.*}}, %[[Y]]
+// CHECK-COUNT-16: vector.store %{{.*}}, %[[Y]]{{.*}} : memref<2x128x3x64xbf16>, vector<2xbf16>
 // CHECK-NOT: vector.store
 // CHECK: gpu.return
 

@@ -303,21 +303,23 @@ def TestWarpSpecializedSSD
                 "warpgroup roles";
   let description = [{
     Appends `gpu.module @ssd_kernels` with one kernel,
-    `warp_specialized_ssd`: the Mamba-2 SSD (one group, head dim 64, state
-    128, chunks of 64 tokens, dt and A given, no D, z or initial states)
-    of one (batch row, head) per block of 384 or 512 threads, the chunks walked in
-    order with the state on chip. Warpgroup 0 (setmaxnreg 40) copies each
-    chunk's C, B, x and dt by TMA into a ring of `stages` stages; warpgroup
-    1 (setmaxnreg 232) holds the f32 state in wgmma accumulators, publishes
-    it in bf16 each chunk and updates it with a register-A wgmma; warpgroup
-    2 (and 3, with `output-groups=2`: alternate chunks) computes C B^T and
+    `warp_specialized_ssd`: the Mamba-2 SSD layer's scan (one group, head
+    dim 64, state 128, chunks of 64 tokens; dt = softplus(dt + bias), the
+    skip term D x, initial and final states; no z or varlen) of one (batch
+    row, head) per block of 384 or 512 threads, the chunks walked in order
+    with the state on chip. Warpgroup 0 (setmaxnreg 40) copies each chunk's
+    C, B, x and dt by TMA into a ring of `stages` stages; warpgroup 1
+    (setmaxnreg 232) holds the f32 state in wgmma accumulators, publishes it
+    in bf16 each chunk and updates it with a register-A wgmma; warpgroup 2
+    (and 3, with `output-groups=2`: alternate chunks) computes C B^T and
     C S^T on wgmma, the causal decay weights in registers, and
-    y = exp(g) C S^T + P x. Arguments: pointers
-    to the tensor maps of C and B ([batch seqlen][128] bf16), x ([batch
-    seqlen][heads 64] bf16; boxes 64 x 64, 128-byte swizzle) and dt ([batch
-    heads][seqlen] f32, boxes 64 x 1), then A [heads], y [batch][seqlen]
-    [heads][64] and the final states [batch][heads][64][128] (f32). The
-    grid is batch x heads blocks; the dynamic shared memory is the module's
+    y = exp(g) C S^T + P x + D x. Arguments: pointers to the tensor maps of
+    C and B ([batch seqlen][128] bf16), x ([batch seqlen][heads 64] bf16;
+    boxes 64 x 64, 128-byte swizzle) and dt ([batch heads][seqlen] f32,
+    boxes 64 x 1), then A, dt's bias and D [heads], the initial states
+    [batch][heads][64][128] (f32), y [batch][seqlen][heads][64] (bf16) and
+    the final states (f32). The grid is batch x heads blocks; the dynamic
+    shared memory is the module's
     `ssd.shared_memory` attribute.
   }];
   let options = [
