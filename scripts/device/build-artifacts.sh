@@ -252,6 +252,24 @@ for mma in mma.sync wgmma; do
   done
 done
 
+# A test pass's kernel that runs with a given dynamic shared memory:
+#   shared_test_kernel DIR NAME PASS_FLAG "FIELD..." builds DIR/NAME.cubin and
+# records "NAME FIELD... SHARED_BYTES [FIELD...]" in DIR/cases.txt, the
+# shared memory in the place each runner reads it (the fields after "|" go
+# after it).
+shared_test_kernel() {
+  local dir=$1 name=$2 flag=$3 fields=$4 shared
+  if test_kernel "$dir" "$name" "$flag"; then
+    shared=$(grep -o 'ssd.shared_memory = [0-9]*' "$dir/$name.mlir" | grep -o '[0-9]*$')
+    echo "$name ${fields%%|*}$shared${fields#*|}" | tr -s ' ' >>"$dir/cases.txt"
+    built=$((built + 1))
+  else
+    echo "FAIL: $name"
+    status=1
+  fi
+  rm -f "$dir/$name.mlir"
+}
+
 # The warp-specialised main loop alone (ssd-test-pipelined-product): one
 # and two consumer warpgroups, rings of 2 to 4 stages, K from one slice to
 # many times the ring, for scripts/device/run_pipelined_products.py.
@@ -259,42 +277,22 @@ mkdir -p "$out/pipelined-products"
 : >"$out/pipelined-products/cases.txt"
 for shape in "64 64 64 2" "64 64 512 2" "128 128 512 4" "128 64 1024 3" "128 256 256 2"; do
   read -r m n k stages <<<"$shape"
-  name="pipelined-m$m-n$n-k$k-s$stages"
-  mlir="$out/pipelined-products/$name.mlir"
-  if test_kernel "$out/pipelined-products" "$name" \
-       --ssd-test-pipelined-product="m=$m n=$n k=$k stages=$stages"; then
-    shared=$(grep -o 'ssd.shared_memory = [0-9]*' "$mlir" | grep -o '[0-9]*$')
-    echo "$name $m $n $k $stages $shared" >>"$out/pipelined-products/cases.txt"
-    built=$((built + 1))
-  else
-    echo "FAIL: $name"
-    status=1
-  fi
-  rm -f "$mlir"
+  shared_test_kernel "$out/pipelined-products" "pipelined-m$m-n$n-k$k-s$stages" \
+    --ssd-test-pipelined-product="m=$m n=$n k=$k stages=$stages" "$m $n $k $stages |"
 done
 
 # The whole SSD in one warp-specialised kernel (ssd-test-warp-specialized-ssd):
 # one chunk, several heads and batch rows, rings of 2 to 4 stages, one or two
-# output warpgroups, and the
-# Mamba-2 2.7B layer at b8 16K (80 heads) for its time, for
-# scripts/device/run_warp_specialized_ssd.py.
+# output warpgroups, and the Mamba-2 2.7B layer at b8 16K (80 heads) for its
+# time, for scripts/device/run_warp_specialized_ssd.py.
 mkdir -p "$out/warp-specialized-ssd"
 : >"$out/warp-specialized-ssd/cases.txt"
 for shape in "1 1 64 2 1" "1 2 512 2 1" "2 3 1024 3 1" "1 2 4096 4 1" "8 80 16384 2 1" \
              "1 1 64 2 2" "2 3 1024 3 2" "8 80 16384 2 2"; do
   read -r batch heads seqlen stages groups <<<"$shape"
-  name="wsssd-b$batch-h$heads-l$seqlen-s$stages-o$groups"
-  mlir="$out/warp-specialized-ssd/$name.mlir"
-  if test_kernel "$out/warp-specialized-ssd" "$name" \
-       --ssd-test-warp-specialized-ssd="batch=$batch heads=$heads seqlen=$seqlen stages=$stages output-groups=$groups"; then
-    shared=$(grep -o 'ssd.shared_memory = [0-9]*' "$mlir" | grep -o '[0-9]*$')
-    echo "$name $batch $heads $seqlen $stages $shared $groups" >>"$out/warp-specialized-ssd/cases.txt"
-    built=$((built + 1))
-  else
-    echo "FAIL: $name"
-    status=1
-  fi
-  rm -f "$mlir"
+  shared_test_kernel "$out/warp-specialized-ssd" "wsssd-b$batch-h$heads-l$seqlen-s$stages-o$groups" \
+    --ssd-test-warp-specialized-ssd="batch=$batch heads=$heads seqlen=$seqlen stages=$stages output-groups=$groups" \
+    "$batch $heads $seqlen $stages | $groups"
 done
 
 # The PyTorch op's GPU tests (python/tests/test_torch_gpu.py): their artifacts

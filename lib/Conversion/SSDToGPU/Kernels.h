@@ -181,6 +181,17 @@ mlir::gpu::GPUModuleOp createKernelModule(mlir::ImplicitLocOpBuilder &b,
                                           llvm::StringRef chip,
                                           llvm::StringRef features);
 
+/// The kernel of a test pass: gpu.func `name` in `module` taking
+/// `argTypes`, marked as a kernel of `threads` threads, with a register
+/// budget ptxas knows (nvvm.minctasm 1) where `setsMaxRegisters` (setmaxnreg
+/// takes effect only with one); `b` is left at the start of its body,
+/// before gpu.return.
+mlir::gpu::GPUFuncOp createTestKernel(mlir::ImplicitLocOpBuilder &b,
+                                      mlir::gpu::GPUModuleOp module,
+                                      llvm::StringRef name,
+                                      mlir::TypeRange argTypes, int64_t threads,
+                                      bool setsMaxRegisters);
+
 /// Creates the gpu.func `info.name` with one memref argument per parameter
 /// (the buffer's type as a memref), marked as a kernel with a known block
 /// size, and positions `b` at the start of its body (before gpu.return).

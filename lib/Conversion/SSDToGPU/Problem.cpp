@@ -461,6 +461,23 @@ gpu::GPUModuleOp createKernelModule(ImplicitLocOpBuilder &b, ModuleOp module,
   return gpuModule;
 }
 
+gpu::GPUFuncOp createTestKernel(ImplicitLocOpBuilder &b,
+                                gpu::GPUModuleOp module, StringRef name,
+                                TypeRange argTypes, int64_t threads,
+                                bool setsMaxRegisters) {
+  b.setInsertionPointToStart(module.getBody());
+  auto func = gpu::GPUFuncOp::create(b, name, b.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  if (setsMaxRegisters)
+    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  b.setInsertionPointToStart(&func.getBody().front());
+  gpu::ReturnOp::create(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  return func;
+}
+
 KernelFunc createKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                         const SSDProblem &p, const KernelInfo &info) {
   SmallVector<Type> types;

@@ -165,17 +165,9 @@ struct TestPipelinedProductPass
     // swizzle), C (m x n) f32.
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     auto cType = MemRefType::get({m, n}, b.getF32Type());
-    b.setInsertionPointToStart(gpuModule.getBody());
-    auto func = gpu::GPUFuncOp::create(
-        b, "pipelined_product", b.getFunctionType({ptr, ptr, cType}, {}));
-    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-    func.setKnownBlockSizeAttr(
-        b.getDenseI32ArrayAttr({static_cast<int32_t>(threads()), 1, 1}));
-    // setmaxnreg takes effect only with a register budget ptxas knows.
-    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
-    b.setInsertionPointToStart(&func.getBody().front());
-    gpu::ReturnOp::create(b);
-    b.setInsertionPointToStart(&func.getBody().front());
+    auto func = createTestKernel(b, gpuModule, "pipelined_product",
+                                 {ptr, ptr, cType}, threads(),
+                                 /*setsMaxRegisters=*/true);
 
     KernelFunc kernel;
     kernel.func = func;

@@ -50,7 +50,8 @@ struct TestTileProductPass
     if (aSource != "staged" && aSource != "registers" && aSource != "scaled" &&
         aSource != "causal")
       return bad("a-source must be 'staged', 'registers', 'scaled' or "
-                 "'causal', got '" + aSource + "'");
+                 "'causal', got '" +
+                 aSource + "'");
     if (aSource != "staged" && mma != "mma.sync")
       return bad("a-source '" + aSource + "' needs mma=mma.sync, got '" + mma +
                  "'");
@@ -81,21 +82,14 @@ struct TestTileProductPass
     auto gpuModule = createKernelModule(b, module, "sm_90a", "+ptx80");
 
     Type bf16 = b.getBF16Type(), f32 = b.getF32Type();
-    auto aType = MemRefType::get(aKContiguous ? ArrayRef<int64_t>{m, k}
-                                              : ArrayRef<int64_t>{k, m},
-                                 bf16);
-    auto bType = MemRefType::get(bKContiguous ? ArrayRef<int64_t>{n, k}
-                                              : ArrayRef<int64_t>{k, n},
-                                 bf16);
+    auto aType = MemRefType::get(
+        aKContiguous ? ArrayRef<int64_t>{m, k} : ArrayRef<int64_t>{k, m}, bf16);
+    auto bType = MemRefType::get(
+        bKContiguous ? ArrayRef<int64_t>{n, k} : ArrayRef<int64_t>{k, n}, bf16);
     auto cType = MemRefType::get({m, n}, f32);
-    b.setInsertionPointToStart(gpuModule.getBody());
-    auto func = gpu::GPUFuncOp::create(
-        b, "tile_product", b.getFunctionType({aType, bType, cType}, {}));
-    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-    func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({kThreads, 1, 1}));
-    b.setInsertionPointToStart(&func.getBody().front());
-    gpu::ReturnOp::create(b);
-    b.setInsertionPointToStart(&func.getBody().front());
+    auto func = createTestKernel(b, gpuModule, "tile_product",
+                                 {aType, bType, cType}, kThreads,
+                                 /*setsMaxRegisters=*/false);
 
     KernelFunc kernel;
     kernel.func = func;
@@ -155,12 +149,13 @@ struct TestTileProductPass
             e.b, VectorType::get({2}, e.b.getF32Type()), pair);
       };
     }
-    SmallVector<Value> acc = mm.accumulate(mm.zero(), e.idx(0), e.idx(k), a, bOp);
+    SmallVector<Value> acc =
+        mm.accumulate(mm.zero(), e.idx(0), e.idx(k), a, bOp);
     mm.epilogue(acc, [&](Value row, Value col, Value v) {
       e.store(v, cArg, {row, col});
     });
-    func->setAttr("ssd.mma", b.getStringAttr(mm.usesWgmma() ? "wgmma"
-                                                             : "mma.sync"));
+    func->setAttr("ssd.mma",
+                  b.getStringAttr(mm.usesWgmma() ? "wgmma" : "mma.sync"));
   }
 };
 

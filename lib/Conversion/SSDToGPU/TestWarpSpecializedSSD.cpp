@@ -387,114 +387,116 @@ struct TestWarpSpecializedSSDPass
     AccumulatorLane at = accumulatorLane(e);
     Value ringAt = sharedAddress(e, ring);
     Value publishedAt = sharedAddress(e, publishedBuf);
-    e.forLoop(e.idx(first), e.idx(seqlen / kChunk), e.idx(outputGroups),
-              [&](Value c) {
-      inputs.waitFull(c);
-      Value base = stageBase(e, inputs.stage(c));
-      Value cRows = e.add(ringAt, e.add(base, kCOffset));
-      Value bRows = e.add(ringAt, e.add(base, kBOffset));
-      Value xRows = e.add(ringAt, e.add(base, kXOffset));
-      auto cAt = [&](int64_t s) { return kStepAddress(e, cRows, s); };
+    e.forLoop(
+        e.idx(first), e.idx(seqlen / kChunk), e.idx(outputGroups),
+        [&](Value c) {
+          inputs.waitFull(c);
+          Value base = stageBase(e, inputs.stage(c));
+          Value cRows = e.add(ringAt, e.add(base, kCOffset));
+          Value bRows = e.add(ringAt, e.add(base, kBOffset));
+          Value xRows = e.add(ringAt, e.add(base, kXOffset));
+          auto cAt = [&](int64_t s) { return kStepAddress(e, cRows, s); };
 
-      // C B^T, then C S^T once the state is published: two groups.
-      NVVM::WgmmaFenceAlignedOp::create(e.b);
-      Value cb =
-          wgmmaKMajor(e, zeroAccumulators(e, kChunk), kChunk, kState / 16, cAt,
-                      [&](int64_t s) { return kStepAddress(e, bRows, s); });
-      NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
-      published.waitFull(c);
-      Value stateRows =
-          e.add(publishedAt, e.mul(published.stage(c), kPublishedBytes));
-      Value ys = wgmmaKMajor(
-          e, zeroAccumulators(e, kHeadDim), kHeadDim, kState / 16, cAt,
-          [&](int64_t s) { return kStepAddress(e, stateRows, s); });
-      NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
+          // C B^T, then C S^T once the state is published: two groups.
+          NVVM::WgmmaFenceAlignedOp::create(e.b);
+          Value cb = wgmmaKMajor(
+              e, zeroAccumulators(e, kChunk), kChunk, kState / 16, cAt,
+              [&](int64_t s) { return kStepAddress(e, bRows, s); });
+          NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
+          published.waitFull(c);
+          Value stateRows =
+              e.add(publishedAt, e.mul(published.stage(c), kPublishedBytes));
+          Value ys = wgmmaKMajor(
+              e, zeroAccumulators(e, kHeadDim), kHeadDim, kState / 16, cAt,
+              [&](int64_t s) { return kStepAddress(e, stateRows, s); });
+          NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
 
-      // While C S^T runs: P = C B^T exp(g_t - g_s) dt_s on s <= t, as the
-      // register A fragments of P x (k16 step ks: fragments 2ks, 2ks + 1).
-      ChunkDecays d = chunkDecays(e, dtView(e, base), params);
-      Value rows[2] = {at.row, e.add(at.row, e.idx(8))};
-      Value gRow[2] = {gOfToken(e, d, rows[0]), gOfToken(e, d, rows[1])};
-      NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
-      SmallVector<Value> cbFrags = wgmmaFragments(e, cb, kChunk / 8);
-      SmallVector<Value> pRows; // [j][r]: bf16 pairs
-      for (int64_t j = 0; j < kChunk / 8; ++j) {
-        TokenPair t = columnPair(e, d, j);
-        Value col = e.add(at.col, e.idx(8 * j));
-        for (int64_t r = 0; r < 2; ++r) {
-          Value w[2];
-          for (int64_t i = 0; i < 2; ++i) {
-            Value v = vector::ExtractOp::create(e.b, cbFrags[j],
-                                                ArrayRef<int64_t>{r, i});
-            Value weighted =
-                e.mulf(e.mulf(v, e.expRoundedTo16Bits(e.subf(gRow[r], t.g[i]))),
-                       t.dt[i]);
-            // Above the diagonal the exponent grows: select, never multiply.
-            w[i] = e.select(e.le(e.add(col, e.idx(i)), rows[r]), weighted,
-                            e.f32(0.0));
+          // While C S^T runs: P = C B^T exp(g_t - g_s) dt_s on s <= t, as the
+          // register A fragments of P x (k16 step ks: fragments 2ks, 2ks + 1).
+          ChunkDecays d = chunkDecays(e, dtView(e, base), params);
+          Value rows[2] = {at.row, e.add(at.row, e.idx(8))};
+          Value gRow[2] = {gOfToken(e, d, rows[0]), gOfToken(e, d, rows[1])};
+          NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
+          SmallVector<Value> cbFrags = wgmmaFragments(e, cb, kChunk / 8);
+          SmallVector<Value> pRows; // [j][r]: bf16 pairs
+          for (int64_t j = 0; j < kChunk / 8; ++j) {
+            TokenPair t = columnPair(e, d, j);
+            Value col = e.add(at.col, e.idx(8 * j));
+            for (int64_t r = 0; r < 2; ++r) {
+              Value w[2];
+              for (int64_t i = 0; i < 2; ++i) {
+                Value v = vector::ExtractOp::create(e.b, cbFrags[j],
+                                                    ArrayRef<int64_t>{r, i});
+                Value weighted = e.mulf(
+                    e.mulf(v, e.expRoundedTo16Bits(e.subf(gRow[r], t.g[i]))),
+                    t.dt[i]);
+                // Above the diagonal the exponent grows: select, never
+                // multiply.
+                w[i] = e.select(e.le(e.add(col, e.idx(i)), rows[r]), weighted,
+                                e.f32(0.0));
+              }
+              pRows.push_back(bf16Pair(e, w[0], w[1]));
+            }
           }
-          pRows.push_back(bf16Pair(e, w[0], w[1]));
-        }
-      }
-      auto fragType = VectorType::get({4, 2}, e.b.getBF16Type());
-      SmallVector<Value> pFrags;
-      for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
-        Value frag = arith::ConstantOp::create(
-            e.b, fragType,
-            DenseElementsAttr::get(fragType,
-                                   e.b.getZeroAttr(e.b.getBF16Type())));
-        // Register R: rows + 8 (R % 2), columns + 8 (R / 2).
-        for (int64_t r = 0; r < 4; ++r)
-          frag =
-              vector::InsertOp::create(e.b, pRows[2 * (2 * ks + r / 2) + r % 2],
-                                       frag, ArrayRef<int64_t>{r});
-        pFrags.push_back(frag);
-      }
+          auto fragType = VectorType::get({4, 2}, e.b.getBF16Type());
+          SmallVector<Value> pFrags;
+          for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
+            Value frag = arith::ConstantOp::create(
+                e.b, fragType,
+                DenseElementsAttr::get(fragType,
+                                       e.b.getZeroAttr(e.b.getBF16Type())));
+            // Register R: rows + 8 (R % 2), columns + 8 (R / 2).
+            for (int64_t r = 0; r < 4; ++r)
+              frag = vector::InsertOp::create(
+                  e.b, pRows[2 * (2 * ks + r / 2) + r % 2], frag,
+                  ArrayRef<int64_t>{r});
+            pFrags.push_back(frag);
+          }
 
-      NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
-      published.release(c);
-      Value rowScale[2] = {e.exp(gRow[0]), e.exp(gRow[1])};
-      Value acc = wgmmaAccumulators(
-          e, scaleRows(e, wgmmaFragments(e, ys, kHeadDim / 8), rowScale));
-      NVVM::WgmmaFenceAlignedOp::create(e.b);
-      for (int64_t ks = 0; ks < kChunk / 16; ++ks)
-        acc = wgmmaRegisterA(
-            e, acc, pFrags[ks],
-            swizzledNMajorDescriptor(e, e.add(xRows, e.idx(ks * 16 * 128)),
-                                     kPanelBytes),
-            kHeadDim, e.b.getBF16Type(), /*bKMajor=*/false);
-      NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
-      NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
+          NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
+          published.release(c);
+          Value rowScale[2] = {e.exp(gRow[0]), e.exp(gRow[1])};
+          Value acc = wgmmaAccumulators(
+              e, scaleRows(e, wgmmaFragments(e, ys, kHeadDim / 8), rowScale));
+          NVVM::WgmmaFenceAlignedOp::create(e.b);
+          for (int64_t ks = 0; ks < kChunk / 16; ++ks)
+            acc = wgmmaRegisterA(
+                e, acc, pFrags[ks],
+                swizzledNMajorDescriptor(e, e.add(xRows, e.idx(ks * 16 * 128)),
+                                         kPanelBytes),
+                kHeadDim, e.b.getBF16Type(), /*bKMajor=*/false);
+          NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
+          NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
 
-      // y[b][c 64 + t][head][p] = that + D x, in bf16; x from the stage,
-      // which goes back once read.
-      SmallVector<Value> out = wgmmaFragments(e, acc, kHeadDim / 8);
-      Value xView = panels(e, base, kXOffset, 1);
-      auto f32Pair = VectorType::get({2}, e.b.getF32Type());
-      Value dPair = vector::BroadcastOp::create(e.b, f32Pair, params.d);
-      SmallVector<Value> yPairs;
-      for (int64_t j = 0; j < kHeadDim / 8; ++j)
-        for (int64_t r = 0; r < 2; ++r) {
-          Value acc =
-              vector::ExtractOp::create(e.b, out[j], ArrayRef<int64_t>{r});
-          SmallVector<Value> xAt =
-              swizzled128At(e, rows[r], e.add(at.col, e.idx(8 * j)));
-          Value x =
-              arith::ExtFOp::create(e.b, f32Pair, e.loadVector(xView, xAt, 2));
-          yPairs.push_back(arith::TruncFOp::create(
-              e.b, VectorType::get({2}, e.b.getBF16Type()),
-              e.fma(dPair, x, acc)));
-        }
-      inputs.release(c);
-      Value token0 = e.mul(c, kChunk);
-      for (int64_t j = 0; j < kHeadDim / 8; ++j)
-        for (int64_t r = 0; r < 2; ++r) {
-          Value pair = yPairs[2 * j + r];
-          e.storeVector(
-              pair, y,
-              {b, e.add(token0, rows[r]), head, e.add(at.col, e.idx(8 * j))});
-        }
-    });
+          // y[b][c 64 + t][head][p] = that + D x, in bf16; x from the stage,
+          // which goes back once read.
+          SmallVector<Value> out = wgmmaFragments(e, acc, kHeadDim / 8);
+          Value xView = panels(e, base, kXOffset, 1);
+          auto f32Pair = VectorType::get({2}, e.b.getF32Type());
+          Value dPair = vector::BroadcastOp::create(e.b, f32Pair, params.d);
+          SmallVector<Value> yPairs;
+          for (int64_t j = 0; j < kHeadDim / 8; ++j)
+            for (int64_t r = 0; r < 2; ++r) {
+              Value acc =
+                  vector::ExtractOp::create(e.b, out[j], ArrayRef<int64_t>{r});
+              SmallVector<Value> xAt =
+                  swizzled128At(e, rows[r], e.add(at.col, e.idx(8 * j)));
+              Value x = arith::ExtFOp::create(e.b, f32Pair,
+                                              e.loadVector(xView, xAt, 2));
+              yPairs.push_back(arith::TruncFOp::create(
+                  e.b, VectorType::get({2}, e.b.getBF16Type()),
+                  e.fma(dPair, x, acc)));
+            }
+          inputs.release(c);
+          Value token0 = e.mul(c, kChunk);
+          for (int64_t j = 0; j < kHeadDim / 8; ++j)
+            for (int64_t r = 0; r < 2; ++r) {
+              Value pair = yPairs[2 * j + r];
+              e.storeVector(pair, y,
+                            {b, e.add(token0, rows[r]), head,
+                             e.add(at.col, e.idx(8 * j))});
+            }
+        });
   }
 
   void storeState(Emitter &e, Value s, Value states, Value b, Value head) {
@@ -529,20 +531,10 @@ struct TestWarpSpecializedSSDPass
     auto yType =
         MemRefType::get({batch, seqlen, heads, kHeadDim}, b.getBF16Type());
     auto statesType = MemRefType::get({batch, heads, kHeadDim, kState}, f32);
-    b.setInsertionPointToStart(gpuModule.getBody());
-    auto func = gpu::GPUFuncOp::create(
-        b, "warp_specialized_ssd",
-        b.getFunctionType({ptr, ptr, ptr, ptr, headType, headType, headType,
-                           statesType, yType, statesType},
-                          {}));
-    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-    func.setKnownBlockSizeAttr(
-        b.getDenseI32ArrayAttr({static_cast<int32_t>(threads()), 1, 1}));
-    // setmaxnreg takes effect only with a register budget ptxas knows.
-    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
-    b.setInsertionPointToStart(&func.getBody().front());
-    gpu::ReturnOp::create(b);
-    b.setInsertionPointToStart(&func.getBody().front());
+    auto func = createTestKernel(b, gpuModule, "warp_specialized_ssd",
+                                 {ptr, ptr, ptr, ptr, headType, headType,
+                                  headType, statesType, yType, statesType},
+                                 threads(), /*setsMaxRegisters=*/true);
 
     KernelFunc kernel;
     kernel.func = func;
