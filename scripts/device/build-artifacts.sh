@@ -287,8 +287,8 @@ done
 # time, for scripts/device/run_warp_specialized_ssd.py.
 mkdir -p "$out/warp-specialized-ssd"
 : >"$out/warp-specialized-ssd/cases.txt"
-for shape in "1 1 64 2 1" "1 2 512 2 1" "2 3 1024 3 1" "1 2 4096 4 1" "8 80 16384 2 1" \
-             "1 1 64 2 2" "2 3 1024 3 2" "8 80 16384 2 2"; do
+for shape in "1 4 64 2 1" "1 4 512 2 1" "2 8 1024 3 1" "1 4 4096 4 1" "8 80 16384 2 1" \
+             "1 4 64 2 2" "2 8 1024 3 2" "8 80 16384 2 2"; do
   read -r batch heads seqlen stages groups <<<"$shape"
   shared_test_kernel "$out/warp-specialized-ssd" "wsssd-b$batch-h$heads-l$seqlen-s$stages-o$groups" \
     --ssd-test-warp-specialized-ssd="batch=$batch heads=$heads seqlen=$seqlen stages=$stages output-groups=$groups" \

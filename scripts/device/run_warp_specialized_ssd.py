@@ -16,7 +16,8 @@ memory. Its arguments: the tensor maps of C, B, x and dt (device pointers
 to the 128-byte CUtensorMaps this script encodes with the driver's
 cuTensorMapEncodeTiled: C and B bf16 [batch * seqlen][128], x bf16
 [batch * seqlen][heads * 64], boxes of 64 x 64 with the 128-byte swizzle;
-dt f32 [batch * heads][seqlen], boxes of 64 x 1 unswizzled: dt before the
+dt f32 [batch * seqlen][heads], the layer's layout, boxes of 4 heads x 64
+tokens unswizzled: dt before the
 layer's softplus(dt + bias)), then A, dt's bias and D (memref<heads x f32>
 each), the initial states (memref<batch x heads x 64 x 128 x f32>), y
 (memref<batch x seqlen x heads x 64 x bf16>: the SSD plus D x) and the
@@ -157,11 +158,11 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
     tokens = batch * seqlen
     d_b = cp.asarray(to_bf16_bits(rng.standard_normal((tokens, STATE), dtype=np.float32)))
     d_c = cp.asarray(to_bf16_bits(rng.standard_normal((tokens, STATE), dtype=np.float32)))
-    # dt before the layer's processing, per head in rows (row b * heads +
-    # h), as the kernel's map reads it; the kernel takes softplus(dt +
+    # dt before the layer's processing, [tokens][heads] as the layer holds
+    # it (the kernel's map reads 4 heads a box); the kernel takes softplus(dt +
     # bias), the bias set so that dt lands around 0.001 .. 0.1 (Mamba-2's
     # initialisation).
-    d_dt = cp.asarray(rng.uniform(-1, 1, (batch * heads, seqlen)).astype(np.float32))
+    d_dt = cp.asarray(rng.uniform(-1, 1, (tokens, heads)).astype(np.float32))
     d_bias = cp.asarray(np.log(np.expm1(rng.uniform(0.001, 0.1, heads))).astype(np.float32))
     d_a = cp.asarray(-rng.uniform(1, 16, heads).astype(np.float32))
     d_d = cp.asarray(rng.uniform(0.5, 1.5, heads).astype(np.float32))
@@ -177,7 +178,7 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
     maps = [cp.asarray(tensor_map(cuda, d_c, (64, 64))),
             cp.asarray(tensor_map(cuda, d_b, (64, 64))),
             cp.asarray(tensor_map(cuda, d_x.reshape(tokens, heads * HEAD_DIM), (64, 64))),
-            cp.asarray(tensor_map(cuda, d_dt, (64, 1), FLOAT32, SWIZZLE_NONE))]
+            cp.asarray(tensor_map(cuda, d_dt, (4, 64), FLOAT32, SWIZZLE_NONE))]
     kernel = cp.RawModule(path=f"{folder}/{name}.cubin").get_function("warp_specialized_ssd")
     kernel.max_dynamic_shared_size_bytes = shared
     args = (tuple(maps) + descriptor(d_a) + descriptor(d_bias) + descriptor(d_d)
@@ -192,7 +193,7 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
 
     def wide(bits):
         return from_bf16_bits(bits).astype(cp.float64)
-    raw = (d_dt.reshape(batch, heads, seqlen)[:nb, :nh].astype(cp.float64)
+    raw = (d_dt.reshape(batch, seqlen, heads).transpose(0, 2, 1)[:nb, :nh].astype(cp.float64)
            + d_bias[:nh, None].astype(cp.float64))
     dt = cp.where(raw > 20, raw, cp.log1p(cp.exp(raw)))
     x = wide(d_x[:nb, :, :nh])

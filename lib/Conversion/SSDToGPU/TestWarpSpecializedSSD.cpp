@@ -55,20 +55,25 @@ constexpr int64_t kProducerRegisters = 40, kStateRegisters = 232;
 constexpr int64_t kOutputRegisters[] = {232, 120};
 /// One 64-wide bf16 panel of a chunk's rows in the 128-byte swizzle.
 constexpr int64_t kPanelBytes = kChunk * 128;
-/// A stage: C and B (two panels each), x (one), dt (64 f32); the next
+/// dt comes in the layer's layout, [tokens][heads] f32: a TMA box's rows
+/// are at least 16 bytes, so a chunk's box holds the dt of 4 heads, the
+/// block's among them.
+constexpr int64_t kDtHeads = 4;
+/// A stage: C and B (two panels each), x (one), dt (64 x 4 f32); the next
 /// stage 1024-aligned.
 constexpr int64_t kCOffset = 0, kBOffset = 2 * kPanelBytes,
                   kXOffset = 4 * kPanelBytes, kDtOffset = 5 * kPanelBytes;
-constexpr int64_t kStageCopyBytes = kDtOffset + 4 * kChunk;
+constexpr int64_t kStageCopyBytes = kDtOffset + 4 * kDtHeads * kChunk;
 constexpr int64_t kStageBytes =
     (kStageCopyBytes + kSwizzleAlign - 1) / kSwizzleAlign * kSwizzleAlign;
 /// The published state: 64 rows (p) of 128 bf16 (n), two panels.
 constexpr int64_t kPublishedBytes = 2 * kPanelBytes;
 constexpr int64_t kSharedLimit = 232448;
 
-/// A head's parameters: A, dt's bias and the skip weight D.
+/// A head's parameters: A, dt's bias and the skip weight D, and its
+/// column in a stage's dt box.
 struct HeadParams {
-  Value a, dtBias, d;
+  Value a, dtBias, d, dtColumn;
 };
 
 /// The cumulative decays of one chunk, spread over a warp: lane l holds
@@ -85,13 +90,12 @@ ChunkDecays chunkDecays(Emitter &e, Value dtView, const HeadParams &head) {
   SSDProblem layer;
   layer.softplus = true;
   layer.dtHigh = std::numeric_limits<double>::infinity();
-  Value lane = e.laneId();
-  Value pair = e.loadVector(dtView, {e.mul(lane, 2)}, 2);
+  Value token = e.mul(e.laneId(), 2);
   ChunkDecays d;
   for (int64_t i = 0; i < 2; ++i)
-    d.dt[i] = processDt(
-        e, layer, vector::ExtractOp::create(e.b, pair, ArrayRef<int64_t>{i}),
-        head.dtBias);
+    d.dt[i] = processDt(e, layer,
+                        e.load(dtView, {e.add(token, e.idx(i)), head.dtColumn}),
+                        head.dtBias);
   Value a0 = e.mulf(d.dt[0], head.a), a1 = e.mulf(d.dt[1], head.a);
   Value upTo = e.warpInclusiveScan(e.addf(a0, a1));
   d.g[0] = e.subf(upTo, a1);
@@ -205,8 +209,10 @@ struct TestWarpSpecializedSSDPass
     };
     if (batch < 1)
       return bad("batch must be positive, got " + Twine(batch));
-    if (heads < 1)
-      return bad("heads must be positive, got " + Twine(heads));
+    if (heads < 1 || heads % kDtHeads)
+      return bad("heads must be a positive multiple of " + Twine(kDtHeads) +
+                 " (dt's TMA box spans " + Twine(kDtHeads) +
+                 " heads: 16 bytes), got " + Twine(heads));
     if (seqlen <= 0 || seqlen % kChunk)
       return bad("seqlen must be a positive multiple of " + Twine(kChunk) +
                  " (whole chunks), got " + Twine(seqlen));
@@ -231,9 +237,9 @@ struct TestWarpSpecializedSSDPass
                                   ValueRange{});
   }
   Value dtView(Emitter &e, Value stageBase) {
-    auto type =
-        MemRefType::get({kChunk}, e.b.getF32Type(), MemRefLayoutAttrInterface(),
-                        cast<MemRefType>(ring.getType()).getMemorySpace());
+    auto type = MemRefType::get(
+        {kChunk, kDtHeads}, e.b.getF32Type(), MemRefLayoutAttrInterface(),
+        cast<MemRefType>(ring.getType()).getMemorySpace());
     return memref::ViewOp::create(e.b, type, ring, e.add(stageBase, kDtOffset),
                                   ValueRange{});
   }
@@ -243,8 +249,8 @@ struct TestWarpSpecializedSSDPass
   }
 
   /// Warpgroup 0, thread 0: every chunk's C, B (two boxes each), x and dt.
-  void produce(Emitter &e, StageRing &inputs, ValueRange maps, Value seq,
-               Value head, Value row0) {
+  void produce(Emitter &e, StageRing &inputs, ValueRange maps, Value head,
+               Value row0) {
     Value cMap = maps[0], bMap = maps[1], xMap = maps[2], dtMap = maps[3];
     e.forLoop(e.idx(0), e.idx(seqlen / kChunk), e.idx(1), [&](Value c) {
       Value s = inputs.acquire(c, kStageCopyBytes);
@@ -263,7 +269,8 @@ struct TestWarpSpecializedSSDPass
                    {col, row});
       }
       copyTmaBox(e, xMap, at(kXOffset), full, {e.mul(head, kHeadDim), row});
-      copyTmaBox(e, dtMap, at(kDtOffset), full, {e.mul(c, kChunk), seq});
+      Value firstHead = e.sub(head, e.rem(head, e.idx(kDtHeads)));
+      copyTmaBox(e, dtMap, at(kDtOffset), full, {firstHead, row});
     });
   }
 
@@ -523,8 +530,9 @@ struct TestWarpSpecializedSSDPass
     // Four tensor maps (pointers to their 128-byte CUtensorMaps in global
     // memory): C and B as [batch seqlen][128] bf16, x as [batch
     // seqlen][heads 64] bf16 (boxes of 64 x 64, 128-byte swizzle), dt as
-    // [batch heads][seqlen] f32 (boxes of 64 x 1); then A [heads], y [batch]
-    // [seqlen][heads][64] and the final states [batch][heads][64][128], f32.
+    // [batch seqlen][heads] f32 (boxes of 4 heads x 64 tokens); then A,
+    // dt's bias and D [heads], the initial states [batch][heads][64][128]
+    // f32, y [batch][seqlen][heads][64] bf16 and the final states f32.
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     Type f32 = b.getF32Type();
     auto headType = MemRefType::get({heads}, f32);
@@ -559,12 +567,13 @@ struct TestWarpSpecializedSSDPass
     Value group = e.div(tid, e.idx(kGroupThreads));
     HeadParams params{e.load(func.getArgument(4), {head}),
                       e.load(func.getArgument(5), {head}),
-                      e.load(func.getArgument(6), {head})};
+                      e.load(func.getArgument(6), {head}),
+                      e.rem(head, e.idx(kDtHeads))};
     e.ifThen(e.eq(group, e.idx(0)), [&] {
       NVVM::SetMaxRegisterOp::create(e.b, kProducerRegisters,
                                      NVVM::SetMaxRegisterAction::decrease);
       e.ifThen(e.eq(tid, e.idx(0)), [&] {
-        produce(e, inputs, func.getArguments().take_front(4), seq, head,
+        produce(e, inputs, func.getArguments().take_front(4), head,
                 e.mul(row, seqlen));
       });
     });

@@ -1,8 +1,9 @@
-// RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="batch=2 heads=3 seqlen=128 stages=3" | FileCheck %s
+// RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="batch=2 heads=8 seqlen=128 stages=3" | FileCheck %s
 // RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=256 output-groups=2" | FileCheck %s --check-prefix=TWO
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="output-groups=3" 2>&1 | FileCheck %s --check-prefix=BAD-GROUPS
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="batch=0" 2>&1 | FileCheck %s --check-prefix=BAD-BATCH
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=0" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=6" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS-6
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=100" 2>&1 | FileCheck %s --check-prefix=BAD-SEQLEN
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=5" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=1" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES-LOW
@@ -10,7 +11,7 @@
 // Three stages of C, B (two swizzled panels each), x and dt (41984 bytes
 // each, 1024-aligned), the published state's two buffers and ten mbarriers.
 // CHECK: module attributes {gpu.container_module, ssd.shared_memory = 160816 : i64}
-// CHECK: gpu.func @warp_specialized_ssd(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[A:.*]]: memref<3xf32>, %[[BIAS:.*]]: memref<3xf32>, %[[D:.*]]: memref<3xf32>, %[[INITIAL:.*]]: memref<2x3x64x128xf32>, %[[Y:.*]]: memref<2x128x3x64xbf16>, %[[STATES:.*]]: memref<2x3x64x128xf32>) kernel
+// CHECK: gpu.func @warp_specialized_ssd(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[A:.*]]: memref<8xf32>, %[[BIAS:.*]]: memref<8xf32>, %[[D:.*]]: memref<8xf32>, %[[INITIAL:.*]]: memref<2x8x64x128xf32>, %[[Y:.*]]: memref<2x128x8x64xbf16>, %[[STATES:.*]]: memref<2x8x64x128xf32>) kernel
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32
 // The input ring: one TMA arrival fills a stage, both consumer roles (256
 // threads) release it. The published state: the state role's 128 threads
@@ -20,25 +21,26 @@
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c128_i32
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: gpu.barrier
-// CHECK: %[[HEAD:.*]] = arith.remui %{{.*}}, %c3{{.*}} : index
+// CHECK: %[[HEAD:.*]] = arith.remui %{{.*}}, %c8{{.*}} : index
 // CHECK: memref.load %[[A]][%[[HEAD]]]
 // CHECK: memref.load %[[BIAS]][%[[HEAD]]]
 // CHECK: memref.load %[[D]][%[[HEAD]]]
 
 // The producer: registers down, then per chunk (two of them) one stage's
-// 41216 bytes: C and B in two 64-column boxes each, x at column 64 head,
-// dt at column 64 c of row batch heads + head.
+// 41984 bytes: C and B in two 64-column boxes each, x at column 64 head,
+// dt's box of the four heads from head - head % 4, at the chunk's row.
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: scf.for %[[C:.*]] = %c0{{.*}} to %c2{{.*}} step %c1
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c41216_i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c41984_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}]
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}]
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}]
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}]
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%{{.*}}, %{{.*}}]
-// CHECK: %[[DTCOL:.*]] = arith.muli %[[C]], %c64{{.*}} : index
-// CHECK: %[[DTCOL32:.*]] = arith.index_cast %[[DTCOL]] : index to i32
-// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg3, %{{.*}}, box[%[[DTCOL32]], %{{.*}}]
+// CHECK: %[[INBOX:.*]] = arith.remui %[[HEAD]], %c4{{.*}} : index
+// CHECK-NEXT: %[[FIRST:.*]] = arith.subi %[[HEAD]], %[[INBOX]] : index
+// CHECK: %[[FIRST32:.*]] = arith.index_cast %[[FIRST]] : index to i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg3, %{{.*}}, box[%[[FIRST32]], %{{.*}}]
 
 // The state role: the state in 64 f32 registers a thread, carried by the
 // chunk loop; each chunk waits for its stage, scans dt A over the warp,
@@ -90,7 +92,7 @@
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-COUNT-16: vector.load %{{.*}} : memref<1x64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // CHECK: nvvm.mbarrier.arrive
-// CHECK-COUNT-16: vector.store %{{.*}}, %[[Y]]{{.*}} : memref<2x128x3x64xbf16>, vector<2xbf16>
+// CHECK-COUNT-16: vector.store %{{.*}}, %[[Y]]{{.*}} : memref<2x128x8x64xbf16>, vector<2xbf16>
 // CHECK-NOT: vector.store
 // CHECK: gpu.return
 
@@ -107,7 +109,8 @@
 
 // BAD-GROUPS: error: ssd-test-warp-specialized-ssd: output-groups must be 1 or 2, got 3
 // BAD-BATCH: error: ssd-test-warp-specialized-ssd: batch must be positive, got 0
-// BAD-HEADS: error: ssd-test-warp-specialized-ssd: heads must be positive, got 0
+// BAD-HEADS: error: ssd-test-warp-specialized-ssd: heads must be a positive multiple of 4 (dt's TMA box spans 4 heads: 16 bytes), got 0
+// BAD-HEADS-6: error: ssd-test-warp-specialized-ssd: heads must be a positive multiple of 4 (dt's TMA box spans 4 heads: 16 bytes), got 6
 // BAD-SEQLEN: error: ssd-test-warp-specialized-ssd: seqlen must be a positive multiple of 64 (whole chunks), got 100
 // BAD-STAGES: error: ssd-test-warp-specialized-ssd: stages must be 2 to 4, got 5
 // BAD-STAGES-LOW: error: ssd-test-warp-specialized-ssd: stages must be 2 to 4, got 1

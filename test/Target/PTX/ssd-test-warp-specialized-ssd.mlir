@@ -1,5 +1,5 @@
 // REQUIRES: ptxas
-// RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="batch=1 heads=2 seqlen=256 stages=2" --ssd-gpu-kernels-to-binary="format=isa" -o %t.mlir
+// RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="batch=1 heads=4 seqlen=256 stages=2" --ssd-gpu-kernels-to-binary="format=isa" -o %t.mlir
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.mlir %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --input-file=%t.ptx

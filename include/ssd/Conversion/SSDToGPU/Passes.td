@@ -315,8 +315,9 @@ def TestWarpSpecializedSSD
     C S^T on wgmma, the causal decay weights in registers, and
     y = exp(g) C S^T + P x + D x. Arguments: pointers to the tensor maps of
     C and B ([batch seqlen][128] bf16), x ([batch seqlen][heads 64] bf16;
-    boxes 64 x 64, 128-byte swizzle) and dt ([batch heads][seqlen] f32,
-    boxes 64 x 1), then A, dt's bias and D [heads], the initial states
+    boxes 64 x 64, 128-byte swizzle) and dt ([batch seqlen][heads] f32, the
+    layer's layout; boxes of 4 heads x 64 tokens, so heads is a multiple of
+    4), then A, dt's bias and D [heads], the initial states
     [batch][heads][64][128] (f32), y [batch][seqlen][heads][64] (bf16) and
     the final states (f32). The grid is batch x heads blocks; the dynamic
     shared memory is the module's
@@ -324,7 +325,8 @@ def TestWarpSpecializedSSD
   }];
   let options = [
     Option<"batch", "batch", "int64_t", /*default=*/"1", "Batch rows">,
-    Option<"heads", "heads", "int64_t", /*default=*/"2", "Heads">,
+    Option<"heads", "heads", "int64_t", /*default=*/"4",
+           "Heads: a multiple of 4">,
     Option<"seqlen", "seqlen", "int64_t", /*default=*/"256",
            "Tokens per row: a multiple of 64">,
     Option<"stages", "stages", "int64_t", /*default=*/"2",
