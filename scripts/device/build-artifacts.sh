@@ -283,16 +283,19 @@ done
 
 # The whole SSD in one warp-specialised kernel (ssd-test-warp-specialized-ssd):
 # one chunk, several heads and batch rows, rings of 2 to 4 stages, one or two
-# output warpgroups, and the Mamba-2 2.7B layer at b8 16K (80 heads) for its
-# time, for scripts/device/run_warp_specialized_ssd.py.
+# output warpgroups, head dimensions 64 to 256 and groups of heads, and the
+# Mamba-2 2.7B layer at b8 16K (80 heads) for its time, for
+# scripts/device/run_warp_specialized_ssd.py.
 mkdir -p "$out/warp-specialized-ssd"
 : >"$out/warp-specialized-ssd/cases.txt"
-for shape in "1 4 64 2 1" "1 4 512 2 1" "2 8 1024 3 1" "1 4 4096 4 1" "8 80 16384 2 1" \
-             "1 4 64 2 2" "2 8 1024 3 2" "8 80 16384 2 2"; do
-  read -r batch heads seqlen stages groups <<<"$shape"
-  shared_test_kernel "$out/warp-specialized-ssd" "wsssd-b$batch-h$heads-l$seqlen-s$stages-o$groups" \
-    --ssd-test-warp-specialized-ssd="batch=$batch heads=$heads seqlen=$seqlen stages=$stages output-groups=$groups" \
-    "$batch $heads $seqlen $stages | $groups"
+for shape in "1 4 64 2 1 64 1" "1 4 512 2 1 64 1" "2 8 1024 3 1 64 1" "1 4 4096 4 1 64 1" \
+             "8 80 16384 2 1 64 1" "1 4 64 2 2 64 1" "2 8 1024 3 2 64 1" "8 80 16384 2 2 64 1" \
+             "2 8 512 2 1 128 2" "1 8 256 2 2 256 4"; do
+  read -r batch heads seqlen stages groups headdim ngroups <<<"$shape"
+  shared_test_kernel "$out/warp-specialized-ssd" \
+    "wsssd-b$batch-h$heads-l$seqlen-s$stages-o$groups-p$headdim-g$ngroups" \
+    --ssd-test-warp-specialized-ssd="batch=$batch heads=$heads seqlen=$seqlen stages=$stages output-groups=$groups headdim=$headdim groups=$ngroups" \
+    "$batch $heads $seqlen $stages | $groups $headdim $ngroups"
 done
 
 # The PyTorch op's GPU tests (python/tests/test_torch_gpu.py): their artifacts

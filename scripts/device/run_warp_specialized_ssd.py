@@ -6,23 +6,24 @@ against a float64 chunked SSD of the same inputs and times it.
     run_warp_specialized_ssd.py --self-check
 
 DIR holds <name>.cubin and cases.txt (one line per kernel: name batch heads
-seqlen stages shared_bytes output_groups), as scripts/device/build-artifacts.sh
-writes them. Each kernel, `warp_specialized_ssd`, runs the Mamba-2 SSD (one group,
-chunks of 64 tokens, head dimension 64, state size 128) of batch x heads
-independent sequences: one block of 128 (2 + output_groups) threads per
-(batch row, head), grid
-batch * heads, with the module's ssd.shared_memory bytes of dynamic shared
-memory. Its arguments: the tensor maps of C, B, x and dt (device pointers
-to the 128-byte CUtensorMaps this script encodes with the driver's
-cuTensorMapEncodeTiled: C and B bf16 [batch * seqlen][128], x bf16
-[batch * seqlen][heads * 64], boxes of 64 x 64 with the 128-byte swizzle;
-dt f32 [batch * seqlen][heads], the layer's layout, boxes of 4 heads x 64
-tokens unswizzled: dt before the
-layer's softplus(dt + bias)), then A, dt's bias and D (memref<heads x f32>
-each), the initial states (memref<batch x heads x 64 x 128 x f32>), y
-(memref<batch x seqlen x heads x 64 x bf16>: the SSD plus D x) and the
-final states (memref<batch x heads x 64 x 128 x f32>) as expanded memref
-descriptors; y and the states start as NaN, so an output the kernel
+seqlen stages shared_bytes output_groups [headdim groups], 64 and 1 where
+left out), as scripts/device/build-artifacts.sh writes them. Each kernel,
+`warp_specialized_ssd`, runs the Mamba-2 SSD (chunks of 64 tokens, state
+size 128, groups of heads sharing B and C) of batch x
+heads independent sequences: one block of 128 (2 + output_groups) threads
+per (batch row, head, 64 columns of the head dimension), grid
+batch * heads * headdim / 64, with the module's ssd.shared_memory bytes of
+dynamic shared memory. Its arguments: the tensor maps of C, B, x and dt
+(device pointers to the 128-byte CUtensorMaps this script encodes with the
+driver's cuTensorMapEncodeTiled: C and B bf16 [batch * seqlen][groups *
+128], x bf16 [batch * seqlen][heads * headdim], boxes of 64 x 64 with the
+128-byte swizzle; dt f32 [batch * seqlen][heads], the layer's layout,
+boxes of 4 heads x 64 tokens unswizzled: dt before the layer's
+softplus(dt + bias)), then A, dt's bias and D (memref<heads x f32> each),
+the initial states (memref<batch x heads x headdim x 128 x f32>), y
+(memref<batch x seqlen x heads x headdim x bf16>: the SSD plus D x) and
+the final states (memref<batch x heads x headdim x 128 x f32>) as expanded
+memref descriptors; y and the states start as NaN, so an output the kernel
 leaves unwritten fails.
 
 Each case runs in a child process with a time limit, so that a kernel whose
@@ -55,7 +56,9 @@ from tensor_maps import FLOAT32, SWIZZLE_NONE, tensor_map  # noqa: E402
 BOUND = 1.5e-2
 # A bf16 NaN's bits: y starts as NaN, so that what the kernel leaves unwritten fails.
 BF16_NAN = 0x7FC0
-CHUNK, HEAD_DIM, STATE = 64, 64, 128
+# P_BLOCK: the head-dimension columns of a block (the head dimension is
+# whole p-blocks).
+CHUNK, P_BLOCK, STATE = 64, 64, 128
 GROUP_THREADS = 128
 WARMUP, TIMED = 3, 20
 # Token-heads above which only LARGE_HEADS heads of batch row 0 are checked.
@@ -67,8 +70,8 @@ TIME_LIMIT_S, LARGE_TIME_LIMIT_S = 120, 300
 # The products of one chunk of one head: C B^T and C S^T (64 x 64 x 128),
 # the causal scores times x (64 x 64 x 64, counted whole) and the state
 # update (64 x 128 x 64), two flops a multiply-add.
-CHUNK_FLOPS = 2 * (2 * CHUNK * CHUNK * STATE + CHUNK * CHUNK * HEAD_DIM
-                   + HEAD_DIM * STATE * CHUNK)
+CHUNK_FLOPS = 2 * (2 * CHUNK * CHUNK * STATE + CHUNK * CHUNK * P_BLOCK
+                   + P_BLOCK * STATE * CHUNK)
 # The reference's tolerance against the recurrence: both in float64.
 SELF_CHECK_BOUND = 1e-9
 
@@ -83,11 +86,12 @@ def checked(batch, heads, seqlen):
 
 
 def reference(xp, x, b, c, dt, a, initial):
-    """y (nb x L x nh x 64) and the final states (nb x nh x 64 x 128), in
+    """y (nb x L x nh x P) and the final states (nb x nh x P x N), in
     float64 with the array module xp (numpy or cupy), of x (nb x L x nh x
-    64), B and C (nb x L x 128), dt (nb x nh x L) and A (nh), by chunks of
-    64 tokens: the products vectorised over heads and chunks, a loop over
-    the chunks for the state scan only."""
+    P), B and C (nb x L x nh x N: each head's group's), dt (nb x nh x L), A
+    (nh) and the initial states (nb x nh x P x N), by chunks of 64 tokens:
+    the products vectorised over heads and chunks, a loop over the chunks
+    for the state scan only."""
     nb, length, nh, p = x.shape
     n = b.shape[-1]
     k = length // CHUNK
@@ -95,8 +99,8 @@ def reference(xp, x, b, c, dt, a, initial):
     # g: the inclusive cumsum of dt A inside each chunk.
     g = xp.cumsum(dtc * a[None, :, None, None], axis=-1)
     xc = x.reshape(nb, k, CHUNK, nh, p).transpose(0, 3, 1, 2, 4)  # nb nh k Q P
-    bc = b.reshape(nb, 1, k, CHUNK, n)  # one group: every head reads the same
-    cc = c.reshape(nb, 1, k, CHUNK, n)
+    bc = b.reshape(nb, k, CHUNK, nh, n).transpose(0, 3, 1, 2, 4)  # nb nh k Q N
+    cc = c.reshape(nb, k, CHUNK, nh, n).transpose(0, 3, 1, 2, 4)
     # exp(g_t - g_s) for s <= t, 0 above the diagonal: -inf added before
     # the exp (not a mask after it), so that exp never sees the growing
     # differences there.
@@ -126,8 +130,8 @@ def recurrence(xp, x, b, c, dt, a, initial):
     y = xp.empty((nb, length, nh, p))
     for t in range(length):
         state = (xp.exp(dt[:, :, t] * a)[..., None, None] * state
-                 + (dt[:, :, t, None] * x[:, t])[..., None] * b[:, None, None, t, :])
-        y[:, t] = (state @ c[:, None, t, :, None])[..., 0]
+                 + (dt[:, :, t, None] * x[:, t])[..., None] * b[:, t, :, None, :])
+        y[:, t] = (state @ c[:, t, :, :, None])[..., 0]
     return y, state
 
 
@@ -137,11 +141,11 @@ def self_check():
     ranges: the larger of the two relative errors (y, states)."""
     rng = np.random.default_rng(1)
     nb, nh, length = 2, 3, 3 * CHUNK
-    x = rng.standard_normal((nb, length, nh, HEAD_DIM))
-    b, c = (rng.standard_normal((nb, length, STATE)) for _ in range(2))
+    x = rng.standard_normal((nb, length, nh, 2 * P_BLOCK))
+    b, c = (rng.standard_normal((nb, length, nh, STATE)) for _ in range(2))
     dt = rng.uniform(0.001, 0.1, (nb, nh, length))
     a = -rng.uniform(1, 16, nh)
-    initial = rng.standard_normal((nb, nh, HEAD_DIM, STATE))
+    initial = rng.standard_normal((nb, nh, 2 * P_BLOCK, STATE))
     errors = []
     for chunked, token in zip(reference(np, x, b, c, dt, a, initial),
                               recurrence(np, x, b, c, dt, a, initial)):
@@ -149,15 +153,16 @@ def self_check():
     return max(errors)
 
 
-def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
+def run_case(folder, name, batch, heads, seqlen, shared, output_groups, headdim, groups):
     """y's and the states' max errors relative to their largest elements,
     and the kernel's ms per launch."""
     import cupy as cp
     cuda = ctypes.CDLL("libcuda.so.1")
     rng = np.random.default_rng(7)
     tokens = batch * seqlen
-    d_b = cp.asarray(to_bf16_bits(rng.standard_normal((tokens, STATE), dtype=np.float32)))
-    d_c = cp.asarray(to_bf16_bits(rng.standard_normal((tokens, STATE), dtype=np.float32)))
+    # B and C of each group of heads side by side: [tokens][groups * N].
+    d_b = cp.asarray(to_bf16_bits(rng.standard_normal((tokens, groups * STATE), dtype=np.float32)))
+    d_c = cp.asarray(to_bf16_bits(rng.standard_normal((tokens, groups * STATE), dtype=np.float32)))
     # dt before the layer's processing, [tokens][heads] as the layer holds
     # it (the kernel's map reads 4 heads a box); the kernel takes softplus(dt +
     # bias), the bias set so that dt lands around 0.001 .. 0.1 (Mamba-2's
@@ -166,18 +171,18 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
     d_bias = cp.asarray(np.log(np.expm1(rng.uniform(0.001, 0.1, heads))).astype(np.float32))
     d_a = cp.asarray(-rng.uniform(1, 16, heads).astype(np.float32))
     d_d = cp.asarray(rng.uniform(0.5, 1.5, heads).astype(np.float32))
-    d_initial = cp.asarray(rng.standard_normal((batch, heads, HEAD_DIM, STATE), dtype=np.float32))
+    d_initial = cp.asarray(rng.standard_normal((batch, heads, headdim, STATE), dtype=np.float32))
     # x a batch row at a time: the large case's whole x in float32 would
     # take gigabytes of host memory.
-    d_x = cp.empty((batch, seqlen, heads, HEAD_DIM), dtype=cp.uint16)
+    d_x = cp.empty((batch, seqlen, heads, headdim), dtype=cp.uint16)
     for row in range(batch):
         d_x[row] = cp.asarray(to_bf16_bits(
-            rng.standard_normal((seqlen, heads, HEAD_DIM), dtype=np.float32)))
-    d_y = cp.full((batch, seqlen, heads, HEAD_DIM), BF16_NAN, dtype=cp.uint16)
-    d_states = cp.full((batch, heads, HEAD_DIM, STATE), np.nan, dtype=cp.float32)
+            rng.standard_normal((seqlen, heads, headdim), dtype=np.float32)))
+    d_y = cp.full((batch, seqlen, heads, headdim), BF16_NAN, dtype=cp.uint16)
+    d_states = cp.full((batch, heads, headdim, STATE), np.nan, dtype=cp.float32)
     maps = [cp.asarray(tensor_map(cuda, d_c, (64, 64))),
             cp.asarray(tensor_map(cuda, d_b, (64, 64))),
-            cp.asarray(tensor_map(cuda, d_x.reshape(tokens, heads * HEAD_DIM), (64, 64))),
+            cp.asarray(tensor_map(cuda, d_x.reshape(tokens, heads * headdim), (64, 64))),
             cp.asarray(tensor_map(cuda, d_dt, (4, 64), FLOAT32, SWIZZLE_NONE))]
     kernel = cp.RawModule(path=f"{folder}/{name}.cubin").get_function("warp_specialized_ssd")
     kernel.max_dynamic_shared_size_bytes = shared
@@ -185,8 +190,8 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
             + descriptor(d_initial) + descriptor(d_y) + descriptor(d_states))
 
     def launch():
-        kernel((batch * heads,), (GROUP_THREADS * (2 + output_groups),), args,
-               shared_mem=shared)
+        kernel((batch * heads * (headdim // P_BLOCK),), (GROUP_THREADS * (2 + output_groups),),
+               args, shared_mem=shared)
 
     launch()
     nb, nh, _ = checked(batch, heads, seqlen)
@@ -197,9 +202,13 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
            + d_bias[:nh, None].astype(cp.float64))
     dt = cp.where(raw > 20, raw, cp.log1p(cp.exp(raw)))
     x = wide(d_x[:nb, :, :nh])
+    # Each checked head's group's B and C.
+    group_of = cp.arange(nh) // (heads // groups)
+
+    def per_head(bits):
+        return wide(bits.reshape(batch, seqlen, groups, STATE)[:nb][:, :, group_of])
     ref_y, ref_states = reference(
-        cp, x, wide(d_b.reshape(batch, seqlen, STATE)[:nb]),
-        wide(d_c.reshape(batch, seqlen, STATE)[:nb]), dt, d_a[:nh].astype(cp.float64),
+        cp, x, per_head(d_b), per_head(d_c), dt, d_a[:nh].astype(cp.float64),
         d_initial[:nb, :nh].astype(cp.float64))
     ref_y += d_d[:nh, None].astype(cp.float64) * x
     y = from_bf16_bits(d_y)
@@ -219,15 +228,15 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups):
     return err_y, err_states, cp.cuda.get_elapsed_time(start, stop) / TIMED
 
 
-def throughput(batch, heads, seqlen, ms):
+def throughput(batch, heads, seqlen, ms, headdim, groups):
     """TFLOP/s and GB/s of one launch of ms milliseconds: the four products
     of every chunk of every head; x, B and C (bf16), dt and the initial
     states (f32) read once, y (bf16) and the states (f32) written once."""
-    flops = CHUNK_FLOPS * (seqlen // CHUNK) * batch * heads
+    flops = CHUNK_FLOPS * (seqlen // CHUNK) * batch * heads * (headdim // P_BLOCK)
     tokens = batch * seqlen
-    states = 4 * batch * heads * HEAD_DIM * STATE
-    read = 2 * tokens * (heads * HEAD_DIM + 2 * STATE) + 4 * batch * heads * seqlen + states
-    written = 2 * tokens * heads * HEAD_DIM + states
+    states = 4 * batch * heads * headdim * STATE
+    read = 2 * tokens * (heads * headdim + 2 * groups * STATE) + 4 * batch * heads * seqlen + states
+    written = 2 * tokens * heads * headdim + states
     return flops / (ms * 1e-3) / 1e12, (read + written) / (ms * 1e-3) / 1e9
 
 
@@ -240,9 +249,9 @@ def main():
     folder = sys.argv[1]
     if len(sys.argv) > 2 and sys.argv[2] == "--one":
         name = sys.argv[3]
-        batch, heads, seqlen, shared, output_groups = map(int, sys.argv[4:9])
+        batch, heads, seqlen, shared, output_groups, headdim, groups = map(int, sys.argv[4:11])
         err_y, err_states, ms = run_case(folder, name, batch, heads, seqlen, shared,
-                                         output_groups)
+                                         output_groups, headdim, groups)
         print(json.dumps({"y": err_y, "states": err_states, "ms": ms}))
         return 0
     json_path = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
@@ -257,7 +266,9 @@ def main():
             if not line.strip():
                 continue
             name, *numbers = line.split()
-            batch, heads, seqlen, stages, shared, output_groups = map(int, numbers)
+            # headdim and groups: 64 and 1 where the line leaves them out.
+            batch, heads, seqlen, stages, shared, output_groups, headdim, groups = (
+                list(map(int, numbers)) + [P_BLOCK, 1])[:8]
             _, _, subset = checked(batch, heads, seqlen)
             limit = TIME_LIMIT_S if subset == "all" else LARGE_TIME_LIMIT_S
             err_y = err_states = float("inf")
@@ -265,25 +276,27 @@ def main():
             error = None
             try:
                 child = subprocess.run(
-                    [sys.executable, __file__, folder, "--one", name, *numbers[:3],
-                     *numbers[4:6]],
+                    [sys.executable, __file__, folder, "--one", name,
+                     *map(str, (batch, heads, seqlen, shared, output_groups, headdim, groups))],
                     capture_output=True, text=True, timeout=limit)
                 if child.returncode != 0:
                     error = (child.stderr.strip().splitlines() or ["exited with no message"])[-1]
                 else:
                     result = json.loads(child.stdout.strip().splitlines()[-1])
                     err_y, err_states, ms = result["y"], result["states"], result["ms"]
-                    tflops, gbps = throughput(batch, heads, seqlen, ms)
+                    tflops, gbps = throughput(batch, heads, seqlen, ms, headdim, groups)
             except subprocess.TimeoutExpired:
                 error = f"no result within {limit} s (a deadlocked ring?)"
             ok = err_y <= BOUND and err_states <= BOUND
             timing = f" {ms:.3f} ms {tflops:.1f} TFLOP/s {gbps:.0f} GB/s" if ms is not None else ""
             print(f"{'PASS' if ok else 'FAIL'}: {name} batch={batch} heads={heads} "
-                  f"seqlen={seqlen} stages={stages} output_groups={output_groups} max_rel_err_y={err_y:.3e} "
+                  f"seqlen={seqlen} headdim={headdim} groups={groups} stages={stages} "
+                  f"output_groups={output_groups} max_rel_err_y={err_y:.3e} "
                   f"max_rel_err_states={err_states:.3e} checked={subset}{timing}"
                   + (f" ({error})" if error else ""))
             rows.append({"name": name, "batch": batch, "heads": heads, "seqlen": seqlen,
-                         "stages": stages, "output_groups": output_groups, "checked": subset, "max_rel_err_y": err_y,
+                         "headdim": headdim, "groups": groups, "stages": stages,
+                         "output_groups": output_groups, "checked": subset, "max_rel_err_y": err_y,
                          "max_rel_err_states": err_states, "ms": ms, "tflops": tflops,
                          "gbps": gbps, "status": "PASS" if ok else "FAIL",
                          **({"error": error} if error else {})})

@@ -2,8 +2,9 @@
 //
 // ssd-test-warp-specialized-ssd builds `warp_specialized_ssd`: the Mamba-2
 // layer's scan (softplus(dt + bias), D x, initial and final states) of one
-// (batch row, head) per block, its chunks of 64 tokens walked in
-// order with the state on chip, by three warpgroups with different roles:
+// (batch row, head, 64 columns of the head dimension) per block, its chunks of
+// 64 tokens walked in order with the state on chip, by three warpgroups with
+// different roles:
 //   - warpgroup 0 (setmaxnreg 40): one thread copies each chunk's C, B, x
 //     and dt by TMA into a StageRing of `stages` stages;
 //   - warpgroup 1, the state (setmaxnreg 232): holds S (64 x 128, f32) in
@@ -46,6 +47,7 @@ using namespace ssd::gpu_lowering;
 
 namespace {
 
+/// kHeadDim is a block's share of the head dimension (its p-block).
 constexpr int64_t kChunk = 64, kHeadDim = 64, kState = 128;
 constexpr int64_t kGroupThreads = 128;
 /// Registers a thread of each role: the producer gives back what the state
@@ -209,6 +211,13 @@ struct TestWarpSpecializedSSDPass
     };
     if (batch < 1)
       return bad("batch must be positive, got " + Twine(batch));
+    if (headdim < kHeadDim || headdim > 256 || headdim % kHeadDim)
+      return bad("headdim must be 64, 128, 192 or 256 (whole 64-column "
+                 "p-blocks, one a block), got " +
+                 Twine(headdim));
+    if (groups < 1 || heads % groups)
+      return bad("groups must divide heads (" + Twine(heads) + "), got " +
+                 Twine(groups));
     if (heads < 1 || heads % kDtHeads)
       return bad("heads must be a positive multiple of " + Twine(kDtHeads) +
                  " (dt's TMA box spans " + Twine(kDtHeads) +
@@ -262,13 +271,14 @@ struct TestWarpSpecializedSSDPass
       };
       // Coordinates innermost first: (column, row).
       for (int64_t panel = 0; panel < 2; ++panel) {
-        Value col = e.idx(panel * kSwizzlePanel);
+        Value col = e.add(e.mul(group, kState), e.idx(panel * kSwizzlePanel));
         copyTmaBox(e, cMap, at(kCOffset + panel * kPanelBytes), full,
                    {col, row});
         copyTmaBox(e, bMap, at(kBOffset + panel * kPanelBytes), full,
                    {col, row});
       }
-      copyTmaBox(e, xMap, at(kXOffset), full, {e.mul(head, kHeadDim), row});
+      copyTmaBox(e, xMap, at(kXOffset), full,
+                 {e.add(e.mul(head, headdim), p0), row});
       Value firstHead = e.sub(head, e.rem(head, e.idx(kDtHeads)));
       copyTmaBox(e, dtMap, at(kDtOffset), full, {firstHead, row});
     });
@@ -300,10 +310,11 @@ struct TestWarpSpecializedSSDPass
     for (int64_t j = 0; j < kState / 8; ++j) {
       SmallVector<Value> elements;
       for (int64_t r = 0; r < 2; ++r) {
-        Value pair = e.loadVector(initial,
-                                  {b, headIndex, e.add(at.row, e.idx(8 * r)),
-                                   e.add(at.col, e.idx(8 * j))},
-                                  2);
+        Value pair =
+            e.loadVector(initial,
+                         {b, headIndex, e.add(p0, e.add(at.row, e.idx(8 * r))),
+                          e.add(at.col, e.idx(8 * j))},
+                         2);
         for (int64_t i = 0; i < 2; ++i)
           elements.push_back(
               vector::ExtractOp::create(e.b, pair, ArrayRef<int64_t>{i}));
@@ -501,7 +512,7 @@ struct TestWarpSpecializedSSDPass
               Value pair = yPairs[2 * j + r];
               e.storeVector(pair, y,
                             {b, e.add(token0, rows[r]), head,
-                             e.add(at.col, e.idx(8 * j))});
+                             e.add(p0, e.add(at.col, e.idx(8 * j)))});
             }
         });
   }
@@ -514,7 +525,7 @@ struct TestWarpSpecializedSSDPass
         Value pair =
             vector::ExtractOp::create(e.b, frags[j], ArrayRef<int64_t>{r});
         e.storeVector(pair, states,
-                      {b, head, e.add(at.row, e.idx(8 * r)),
+                      {b, head, e.add(p0, e.add(at.row, e.idx(8 * r))),
                        e.add(at.col, e.idx(8 * j))});
       }
   }
@@ -528,17 +539,18 @@ struct TestWarpSpecializedSSDPass
     auto gpuModule = createKernelModule(b, module, "sm_90a", "+ptx80");
 
     // Four tensor maps (pointers to their 128-byte CUtensorMaps in global
-    // memory): C and B as [batch seqlen][128] bf16, x as [batch
-    // seqlen][heads 64] bf16 (boxes of 64 x 64, 128-byte swizzle), dt as
+    // memory): C and B as [batch seqlen][groups 128] bf16, x as [batch
+    // seqlen][heads headdim] bf16 (boxes of 64 x 64, 128-byte swizzle), dt as
     // [batch seqlen][heads] f32 (boxes of 4 heads x 64 tokens); then A,
-    // dt's bias and D [heads], the initial states [batch][heads][64][128]
-    // f32, y [batch][seqlen][heads][64] bf16 and the final states f32.
+    // dt's bias and D [heads], the initial states [batch][heads][headdim]
+    // [128] f32, y [batch][seqlen][heads][headdim] bf16 and the final
+    // states f32.
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     Type f32 = b.getF32Type();
     auto headType = MemRefType::get({heads}, f32);
     auto yType =
-        MemRefType::get({batch, seqlen, heads, kHeadDim}, b.getBF16Type());
-    auto statesType = MemRefType::get({batch, heads, kHeadDim, kState}, f32);
+        MemRefType::get({batch, seqlen, heads, headdim}, b.getBF16Type());
+    auto statesType = MemRefType::get({batch, heads, headdim, kState}, f32);
     auto func = createTestKernel(b, gpuModule, "warp_specialized_ssd",
                                  {ptr, ptr, ptr, ptr, headType, headType,
                                   headType, statesType, yType, statesType},
@@ -561,9 +573,14 @@ struct TestWarpSpecializedSSDPass
     });
     e.barrier();
 
-    Value seq = e.blockId(gpu::Dimension::x);
+    // Block (row, head, p-block), the p-blocks of a head adjacent so that
+    // they read its B and C rows close in time.
+    Value block = e.blockId(gpu::Dimension::x);
+    Value seq = e.div(block, e.idx(headdim / kHeadDim));
+    p0 = e.mul(e.rem(block, e.idx(headdim / kHeadDim)), kHeadDim);
     Value row = e.div(seq, e.idx(heads));
     Value head = e.rem(seq, e.idx(heads));
+    group = e.div(head, e.idx(heads / groups));
     Value group = e.div(tid, e.idx(kGroupThreads));
     HeadParams params{e.load(func.getArgument(4), {head}),
                       e.load(func.getArgument(5), {head}),
@@ -601,6 +618,8 @@ struct TestWarpSpecializedSSDPass
   }
 
   Value ring, publishedBuf;
+  /// This block's first head-dimension column and its head's group.
+  Value p0, group;
 };
 
 } // namespace

@@ -1,5 +1,8 @@
 // RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="batch=2 heads=8 seqlen=128 stages=3" | FileCheck %s
 // RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=256 output-groups=2" | FileCheck %s --check-prefix=TWO
+// RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="heads=8 headdim=128 groups=2 seqlen=128" | FileCheck %s --check-prefix=WIDE
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="headdim=96" 2>&1 | FileCheck %s --check-prefix=BAD-HEADDIM
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=8 groups=3" 2>&1 | FileCheck %s --check-prefix=BAD-GROUPS-DIVIDE
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="output-groups=3" 2>&1 | FileCheck %s --check-prefix=BAD-GROUPS
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="batch=0" 2>&1 | FileCheck %s --check-prefix=BAD-BATCH
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=0" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS
@@ -107,6 +110,28 @@
 // TWO: nvvm.setmaxregister decrease 120
 // TWO: scf.for %{{.*}} = %c1{{.*}} to %c4{{.*}} step %c2
 
+// Head dimension 128: two blocks a head (block = (row heads + head) 2 +
+// p-block), the p-block's 64 columns at 64 p-block; two groups of four
+// heads: B's and C's boxes at column 128 (head / 4) + 64 panel; x's at
+// head 128 + 64 p-block.
+// WIDE: gpu.func @warp_specialized_ssd({{.*}}, %[[INITIAL:.*]]: memref<1x8x128x128xf32>, %[[Y:.*]]: memref<1x128x8x128xbf16>, %[[STATES:.*]]: memref<1x8x128x128xf32>)
+// WIDE: %[[BLOCK:.*]] = gpu.block_id x
+// WIDE: %[[SEQ:.*]] = arith.divui %[[BLOCK]], %c2{{.*}} : index
+// WIDE: %[[PB:.*]] = arith.remui %[[BLOCK]], %c2{{.*}} : index
+// WIDE: %[[P0:.*]] = arith.muli %[[PB]], %c64{{.*}} : index
+// WIDE: %[[HEAD:.*]] = arith.remui %[[SEQ]], %c8{{.*}} : index
+// WIDE: %[[GROUP:.*]] = arith.divui %[[HEAD]], %c4{{.*}} : index
+// WIDE: %[[GCOL:.*]] = arith.muli %[[GROUP]], %c128{{.*}} : index
+// WIDE-NEXT: %[[PANEL0:.*]] = arith.addi %[[GCOL]], %c0{{.*}} : index
+// WIDE: %[[PANEL032:.*]] = arith.index_cast %[[PANEL0]] : index to i32
+// WIDE: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%[[PANEL032]], %{{.*}}]
+// WIDE: %[[XHEAD:.*]] = arith.muli %[[HEAD]], %c128{{.*}} : index
+// WIDE-NEXT: %[[XCOL:.*]] = arith.addi %[[XHEAD]], %[[P0]] : index
+// WIDE: %[[XCOL32:.*]] = arith.index_cast %[[XCOL]] : index to i32
+// WIDE: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%[[XCOL32]], %{{.*}}]
+
+// BAD-HEADDIM: error: ssd-test-warp-specialized-ssd: headdim must be 64, 128, 192 or 256 (whole 64-column p-blocks, one a block), got 96
+// BAD-GROUPS-DIVIDE: error: ssd-test-warp-specialized-ssd: groups must divide heads (8), got 3
 // BAD-GROUPS: error: ssd-test-warp-specialized-ssd: output-groups must be 1 or 2, got 3
 // BAD-BATCH: error: ssd-test-warp-specialized-ssd: batch must be positive, got 0
 // BAD-HEADS: error: ssd-test-warp-specialized-ssd: heads must be a positive multiple of 4 (dt's TMA box spans 4 heads: 16 bytes), got 0

@@ -303,10 +303,10 @@ def TestWarpSpecializedSSD
                 "warpgroup roles";
   let description = [{
     Appends `gpu.module @ssd_kernels` with one kernel,
-    `warp_specialized_ssd`: the Mamba-2 SSD layer's scan (one group, head
-    dim 64, state 128, chunks of 64 tokens; dt = softplus(dt + bias), the
-    skip term D x, initial and final states; no z or varlen) of one (batch
-    row, head) per block of 384 or 512 threads, the chunks walked in order
+    `warp_specialized_ssd`: the Mamba-2 SSD layer's scan (state 128, chunks
+    of 64 tokens; dt = softplus(dt + bias), the skip term D x, initial and
+    final states; no z or varlen) of one (batch row, head, 64 columns of
+    the head dimension) per block of 384 or 512 threads, the chunks walked in
     with the state on chip. Warpgroup 0 (setmaxnreg 40) copies each chunk's
     C, B, x and dt by TMA into a ring of `stages` stages; warpgroup 1
     (setmaxnreg 232) holds the f32 state in wgmma accumulators, publishes it
@@ -314,12 +314,14 @@ def TestWarpSpecializedSSD
     (and 3, with `output-groups=2`: alternate chunks) computes C B^T and
     C S^T on wgmma, the causal decay weights in registers, and
     y = exp(g) C S^T + P x + D x. Arguments: pointers to the tensor maps of
-    C and B ([batch seqlen][128] bf16), x ([batch seqlen][heads 64] bf16;
+    C and B ([batch seqlen][groups 128] bf16), x ([batch seqlen][heads
+    headdim] bf16;
     boxes 64 x 64, 128-byte swizzle) and dt ([batch seqlen][heads] f32, the
     layer's layout; boxes of 4 heads x 64 tokens, so heads is a multiple of
     4), then A, dt's bias and D [heads], the initial states
-    [batch][heads][64][128] (f32), y [batch][seqlen][heads][64] (bf16) and
-    the final states (f32). The grid is batch x heads blocks; the dynamic
+    [batch][heads][headdim][128] (f32), y [batch][seqlen][heads][headdim]
+    (bf16) and the final states (f32). The grid is batch x heads x
+    headdim / 64 blocks; the dynamic
     shared memory is the module's
     `ssd.shared_memory` attribute.
   }];
@@ -327,6 +329,10 @@ def TestWarpSpecializedSSD
     Option<"batch", "batch", "int64_t", /*default=*/"1", "Batch rows">,
     Option<"heads", "heads", "int64_t", /*default=*/"4",
            "Heads: a multiple of 4">,
+    Option<"headdim", "headdim", "int64_t", /*default=*/"64",
+           "Head dimension: 64 to 256 in p-blocks of 64, one a block">,
+    Option<"groups", "groups", "int64_t", /*default=*/"1",
+           "Groups of heads sharing B and C: a divisor of heads">,
     Option<"seqlen", "seqlen", "int64_t", /*default=*/"256",
            "Tokens per row: a multiple of 64">,
     Option<"stages", "stages", "int64_t", /*default=*/"2",
