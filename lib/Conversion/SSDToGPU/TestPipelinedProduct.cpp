@@ -97,11 +97,7 @@ struct TestPipelinedProductPass
 
   /// Consumer warpgroup `group`: its 64 rows of A B^T, then C.
   void consume(Emitter &e, StageRing &ring, Value tiles, Value group, Value c) {
-    auto fragType = VectorType::get({2, 2}, e.b.getF32Type());
-    Value zero = arith::ConstantOp::create(
-        e.b, fragType,
-        DenseElementsAttr::get(fragType, e.b.getF32FloatAttr(0)));
-    Value d = wgmmaAccumulators(e, SmallVector<Value>(n / 8, zero));
+    Value d = wgmmaZeroAccumulators(e, n);
     Value tilesAt = memref::ExtractAlignedPointerAsIndexOp::create(e.b, tiles);
     auto shape = NVVM::MMAShapeAttr::get(e.b.getContext(), 64, n, 16);
     Value slices = e.idx(k / kSliceDepth);

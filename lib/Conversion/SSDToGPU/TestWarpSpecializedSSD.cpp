@@ -140,13 +140,6 @@ AccumulatorLane accumulatorLane(Emitter &e) {
           e.mul(e.rem(lane, e.idx(4)), 2)};
 }
 
-Value zeroAccumulators(Emitter &e, int64_t n) {
-  auto fragType = VectorType::get({2, 2}, e.b.getF32Type());
-  Value zero = arith::ConstantOp::create(
-      e.b, fragType, DenseElementsAttr::get(fragType, e.b.getF32FloatAttr(0)));
-  return wgmmaAccumulators(e, SmallVector<Value>(n / 8, zero));
-}
-
 /// `d` += A B^T over K = `steps` x 16, both operands K-major in the
 /// swizzle: A's k16 step s by descriptor at `aAt(s)`, B's at `bAt(s)`.
 Value wgmmaKMajor(Emitter &e, Value d, int64_t n, int64_t steps,
@@ -161,6 +154,22 @@ Value wgmmaKMajor(Emitter &e, Value d, int64_t n, int64_t steps,
         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
         NVVM::MMALayout::col,
         /*satfinite=*/nullptr);
+  return d;
+}
+
+/// `d` += A B as one commit group, waited for: A the chunk's four k16
+/// register fragments `aFrags` (K = 64 tokens), B the chunk's N-major
+/// swizzled rows at `bRows` (N = `n`, 64-wide panels a chunk apart).
+Value wgmmaChunkRegisterA(Emitter &e, Value d, ArrayRef<Value> aFrags,
+                          Value bRows, int64_t n) {
+  NVVM::WgmmaFenceAlignedOp::create(e.b);
+  for (int64_t ks = 0; ks < kChunk / 16; ++ks)
+    d = wgmmaRegisterA(e, d, aFrags[ks],
+                       swizzledNMajorDescriptor(
+                           e, e.add(bRows, e.idx(ks * 16 * 128)), kPanelBytes),
+                       n, e.b.getBF16Type(), /*bKMajor=*/false);
+  NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
+  NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
   return d;
 }
 
@@ -284,45 +293,105 @@ struct TestWarpSpecializedSSDPass
     });
   }
 
-  /// Warpgroup 1: the state's walk; returns S after the last chunk.
-  Value walkState(Emitter &e, StageRing &inputs, StageRing &published,
-                  const HeadParams &head, Value initial, Value b,
-                  Value headIndex) {
+  /// The state role's accumulators holding the initial state of (row
+  /// `b`, head `head`) at this block's p-block.
+  Value loadInitialState(Emitter &e, Value initial, Value b, Value head) {
     AccumulatorLane at = accumulatorLane(e);
-    Value lane = e.laneId();
-    Value warp = e.rem(e.div(e.threadId(), e.idx(32)), e.idx(4));
-    auto publishedType = MemRefType::get(
-        {2, 2, kChunk, kSwizzlePanel}, e.b.getBF16Type(),
-        MemRefLayoutAttrInterface(),
-        cast<MemRefType>(publishedBuf.getType()).getMemorySpace());
-    Value publishedView = memref::ViewOp::create(
-        e.b, publishedType, publishedBuf, e.idx(0), ValueRange{});
-    // ldmatrix.trans lanes: rows (tokens) hi8 + l8 of a k16 step, columns
-    // (p) 16 warp + mid8: the four 8 x 8 matrices of A = x^T's fragment.
-    Value l8 = e.rem(lane, e.idx(8));
-    Value mid8 = e.mul(e.rem(e.div(lane, e.idx(8)), e.idx(2)), 8);
-    Value hi8 = e.mul(e.div(lane, e.idx(16)), 8);
-    auto fragType = VectorType::get({4, 2}, e.b.getBF16Type());
-    auto f32Pair = VectorType::get({2}, e.b.getF32Type());
-
-    // The state entering the first chunk: the given initial state.
-    SmallVector<Value> initialFrags;
+    SmallVector<Value> frags;
     for (int64_t j = 0; j < kState / 8; ++j) {
       SmallVector<Value> elements;
       for (int64_t r = 0; r < 2; ++r) {
         Value pair =
             e.loadVector(initial,
-                         {b, headIndex, e.add(p0, e.add(at.row, e.idx(8 * r))),
+                         {b, head, e.add(p0, e.add(at.row, e.idx(8 * r))),
                           e.add(at.col, e.idx(8 * j))},
                          2);
         for (int64_t i = 0; i < 2; ++i)
           elements.push_back(
               vector::ExtractOp::create(e.b, pair, ArrayRef<int64_t>{i}));
       }
-      initialFrags.push_back(vector::FromElementsOp::create(
+      frags.push_back(vector::FromElementsOp::create(
           e.b, VectorType::get({2, 2}, e.b.getF32Type()), elements));
     }
-    Value s0 = wgmmaAccumulators(e, initialFrags);
+    return wgmmaAccumulators(e, frags);
+  }
+
+  /// Publishes `state` (the state entering chunk `c`) in bf16, where the
+  /// output role reads it as C S^T's K-major B: [buffer][panel][p][n % 64].
+  void publishState(Emitter &e, StageRing &published, Value c,
+                    ArrayRef<Value> state) {
+    AccumulatorLane at = accumulatorLane(e);
+    auto viewType = MemRefType::get(
+        {2, 2, kChunk, kSwizzlePanel}, e.b.getBF16Type(),
+        MemRefLayoutAttrInterface(),
+        cast<MemRefType>(publishedBuf.getType()).getMemorySpace());
+    Value view = memref::ViewOp::create(e.b, viewType, publishedBuf, e.idx(0),
+                                        ValueRange{});
+    Value buffer = published.acquire(c);
+    for (int64_t j = 0; j < kState / 8; ++j)
+      for (int64_t r = 0; r < 2; ++r) {
+        Value row =
+            vector::ExtractOp::create(e.b, state[j], ArrayRef<int64_t>{r});
+        Value narrow = arith::TruncFOp::create(
+            e.b, VectorType::get({2}, e.b.getBF16Type()), row);
+        SmallVector<Value> idx = swizzled128At(e, e.add(at.row, e.idx(8 * r)),
+                                               e.add(at.col, e.idx(8 * j)));
+        e.storeVector(narrow, view, {buffer, idx[0], idx[1], idx[2]});
+      }
+    fenceSharedForAsyncProxy(e);
+    published.publish(c);
+  }
+
+  /// The state update's A = (w x)^T, four k16 register fragments: x^T's by
+  /// ldmatrix.trans from the stage at `base`, scaled along k by
+  /// w_s = exp(g_last - g_s) dt_s.
+  SmallVector<Value> scaledXFragments(Emitter &e, Value base,
+                                      const ChunkDecays &d) {
+    // ldmatrix.trans lanes: rows (tokens) hi8 + l8 of a k16 step, columns
+    // (p) 16 warp + mid8: the four 8 x 8 matrices of A = x^T's fragment.
+    Value lane = e.laneId();
+    Value warp = e.rem(e.div(e.threadId(), e.idx(32)), e.idx(4));
+    Value l8 = e.rem(lane, e.idx(8));
+    Value mid8 = e.mul(e.rem(e.div(lane, e.idx(8)), e.idx(2)), 8);
+    Value hi8 = e.mul(e.div(lane, e.idx(16)), 8);
+    auto fragType = VectorType::get({4, 2}, e.b.getBF16Type());
+    auto f32Pair = VectorType::get({2}, e.b.getF32Type());
+    Value xView = panels(e, base, kXOffset, 1);
+    SmallVector<Value> frags;
+    for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
+      Value token = e.add(e.add(hi8, l8), e.idx(16 * ks));
+      SmallVector<Value> idx =
+          swizzled128At(e, token, e.add(e.mul(warp, 16), mid8));
+      Value frag = nvgpu::LdMatrixOp::create(e.b, fragType, xView, idx,
+                                             /*transpose=*/true, 4);
+      for (int64_t half = 0; half < 2; ++half) {
+        TokenPair t = columnPair(e, d, 2 * ks + half);
+        Value w[2];
+        for (int64_t i = 0; i < 2; ++i)
+          w[i] = e.mulf(e.expRoundedTo16Bits(e.subf(d.gLast, t.g[i])), t.dt[i]);
+        Value wPair = vector::FromElementsOp::create(e.b, f32Pair,
+                                                     ValueRange{w[0], w[1]});
+        for (int64_t r = 2 * half; r < 2 * half + 2; ++r) {
+          Value raw =
+              vector::ExtractOp::create(e.b, frag, ArrayRef<int64_t>{r});
+          Value wide = arith::ExtFOp::create(e.b, f32Pair, raw);
+          Value scaled = arith::TruncFOp::create(
+              e.b, VectorType::get({2}, e.b.getBF16Type()),
+              e.mulf(wide, wPair));
+          frag =
+              vector::InsertOp::create(e.b, scaled, frag, ArrayRef<int64_t>{r});
+        }
+      }
+      frags.push_back(frag);
+    }
+    return frags;
+  }
+
+  /// Warpgroup 1: the state's walk; returns S after the last chunk.
+  Value walkState(Emitter &e, StageRing &inputs, StageRing &published,
+                  const HeadParams &head, Value initial, Value b,
+                  Value headIndex) {
+    Value s0 = loadInitialState(e, initial, b, headIndex);
     return e.forLoop(
         e.idx(0), e.idx(seqlen / kChunk), e.idx(1), {s0},
         [&](Value c, ValueRange cur) -> SmallVector<Value> {
@@ -331,70 +400,87 @@ struct TestWarpSpecializedSSDPass
           ChunkDecays d = chunkDecays(e, dtView(e, base), head);
           SmallVector<Value> state = wgmmaFragments(e, cur[0], kState / 8);
 
-          // Publish the state entering chunk c, in bf16, where the output
-          // role reads it as C S^T's K-major B: [panel][p][n % 64].
-          Value buffer = published.acquire(c);
-          for (int64_t j = 0; j < kState / 8; ++j)
-            for (int64_t r = 0; r < 2; ++r) {
-              Value row = vector::ExtractOp::create(e.b, state[j],
-                                                    ArrayRef<int64_t>{r});
-              Value narrow = arith::TruncFOp::create(
-                  e.b, VectorType::get({2}, e.b.getBF16Type()), row);
-              SmallVector<Value> idx = swizzled128At(
-                  e, e.add(at.row, e.idx(8 * r)), e.add(at.col, e.idx(8 * j)));
-              e.storeVector(narrow, publishedView,
-                            {buffer, idx[0], idx[1], idx[2]});
-            }
-          fenceSharedForAsyncProxy(e);
-          published.publish(c);
+          publishState(e, published, c, state);
 
           // S = exp(g_last) S + (w x)^T B: x^T's fragments by ldmatrix.trans,
           // scaled along k by w_s = exp(g_last - g_s) dt_s.
           Value decay = e.exp(d.gLast);
           Value rowScale[2] = {decay, decay};
           Value acc = wgmmaAccumulators(e, scaleRows(e, state, rowScale));
-          Value xView = panels(e, base, kXOffset, 1);
-          SmallVector<Value> frags;
-          for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
-            Value token = e.add(e.add(hi8, l8), e.idx(16 * ks));
-            SmallVector<Value> idx =
-                swizzled128At(e, token, e.add(e.mul(warp, 16), mid8));
-            Value frag = nvgpu::LdMatrixOp::create(e.b, fragType, xView, idx,
-                                                   /*transpose=*/true, 4);
-            for (int64_t half = 0; half < 2; ++half) {
-              TokenPair t = columnPair(e, d, 2 * ks + half);
-              Value w[2];
-              for (int64_t i = 0; i < 2; ++i)
-                w[i] = e.mulf(e.expRoundedTo16Bits(e.subf(d.gLast, t.g[i])),
-                              t.dt[i]);
-              Value wPair = vector::FromElementsOp::create(
-                  e.b, f32Pair, ValueRange{w[0], w[1]});
-              for (int64_t r = 2 * half; r < 2 * half + 2; ++r) {
-                Value raw =
-                    vector::ExtractOp::create(e.b, frag, ArrayRef<int64_t>{r});
-                Value wide = arith::ExtFOp::create(e.b, f32Pair, raw);
-                Value scaled = arith::TruncFOp::create(
-                    e.b, VectorType::get({2}, e.b.getBF16Type()),
-                    e.mulf(wide, wPair));
-                frag = vector::InsertOp::create(e.b, scaled, frag,
-                                                ArrayRef<int64_t>{r});
-              }
-            }
-            frags.push_back(frag);
-          }
+          SmallVector<Value> frags = scaledXFragments(e, base, d);
           Value bRows = e.add(sharedAddress(e, ring), e.add(base, kBOffset));
-          NVVM::WgmmaFenceAlignedOp::create(e.b);
-          for (int64_t ks = 0; ks < kChunk / 16; ++ks)
-            acc = wgmmaRegisterA(
-                e, acc, frags[ks],
-                swizzledNMajorDescriptor(e, e.add(bRows, e.idx(ks * 16 * 128)),
-                                         kPanelBytes),
-                kState, e.b.getBF16Type(), /*bKMajor=*/false);
-          NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
-          NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
+          acc = wgmmaChunkRegisterA(e, acc, frags, bRows, kState);
           inputs.release(c);
           return {acc};
         })[0];
+  }
+
+  /// P = C B^T exp(g_t - g_s) dt_s on s <= t (0 above), from C B^T's
+  /// accumulator fragments `cb` and g of the lane's rows `gRow`, as the
+  /// register A fragments of P x: k16 step ks from fragments 2ks, 2ks + 1
+  /// (the accumulator layout is the A layout).
+  SmallVector<Value> causalWeightFragments(Emitter &e, const ChunkDecays &d,
+                                           ArrayRef<Value> cb, Value gRow[2]) {
+    AccumulatorLane at = accumulatorLane(e);
+    Value rows[2] = {at.row, e.add(at.row, e.idx(8))};
+    SmallVector<Value> pRows; // [j][r]: bf16 pairs
+    for (int64_t j = 0; j < kChunk / 8; ++j) {
+      TokenPair t = columnPair(e, d, j);
+      Value col = e.add(at.col, e.idx(8 * j));
+      for (int64_t r = 0; r < 2; ++r) {
+        Value w[2];
+        for (int64_t i = 0; i < 2; ++i) {
+          Value v =
+              vector::ExtractOp::create(e.b, cb[j], ArrayRef<int64_t>{r, i});
+          Value weighted =
+              e.mulf(e.mulf(v, e.expRoundedTo16Bits(e.subf(gRow[r], t.g[i]))),
+                     t.dt[i]);
+          // Above the diagonal the exponent grows: select, never multiply.
+          w[i] = e.select(e.le(e.add(col, e.idx(i)), rows[r]), weighted,
+                          e.f32(0.0));
+        }
+        pRows.push_back(bf16Pair(e, w[0], w[1]));
+      }
+    }
+    auto fragType = VectorType::get({4, 2}, e.b.getBF16Type());
+    SmallVector<Value> frags;
+    for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
+      Value frag = arith::ConstantOp::create(
+          e.b, fragType,
+          DenseElementsAttr::get(fragType, e.b.getZeroAttr(e.b.getBF16Type())));
+      // Register R: rows + 8 (R % 2), columns + 8 (R / 2).
+      for (int64_t r = 0; r < 4; ++r)
+        frag =
+            vector::InsertOp::create(e.b, pRows[2 * (2 * ks + r / 2) + r % 2],
+                                     frag, ArrayRef<int64_t>{r});
+      frags.push_back(frag);
+    }
+    return frags;
+  }
+
+  /// y = `acc` + D x in bf16 pairs ([j][r], the accumulator layout), x read
+  /// from the stage at `base`.
+  SmallVector<Value> withSkip(Emitter &e, Value acc, Value base, Value d) {
+    AccumulatorLane at = accumulatorLane(e);
+    Value rows[2] = {at.row, e.add(at.row, e.idx(8))};
+    SmallVector<Value> out = wgmmaFragments(e, acc, kHeadDim / 8);
+    Value xView = panels(e, base, kXOffset, 1);
+    auto f32Pair = VectorType::get({2}, e.b.getF32Type());
+    Value dPair = vector::BroadcastOp::create(e.b, f32Pair, d);
+    SmallVector<Value> yPairs;
+    for (int64_t j = 0; j < kHeadDim / 8; ++j)
+      for (int64_t r = 0; r < 2; ++r) {
+        Value pair =
+            vector::ExtractOp::create(e.b, out[j], ArrayRef<int64_t>{r});
+        SmallVector<Value> xAt =
+            swizzled128At(e, rows[r], e.add(at.col, e.idx(8 * j)));
+        Value x =
+            arith::ExtFOp::create(e.b, f32Pair, e.loadVector(xView, xAt, 2));
+        yPairs.push_back(arith::TruncFOp::create(
+            e.b, VectorType::get({2}, e.b.getBF16Type()),
+            e.fma(dPair, x, pair)));
+      }
+    return yPairs;
   }
 
   /// Output warpgroup `first` (0 .. outputGroups - 1): y of chunks first,
@@ -418,93 +504,36 @@ struct TestWarpSpecializedSSDPass
           // C B^T, then C S^T once the state is published: two groups.
           NVVM::WgmmaFenceAlignedOp::create(e.b);
           Value cb = wgmmaKMajor(
-              e, zeroAccumulators(e, kChunk), kChunk, kState / 16, cAt,
+              e, wgmmaZeroAccumulators(e, kChunk), kChunk, kState / 16, cAt,
               [&](int64_t s) { return kStepAddress(e, bRows, s); });
           NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
           published.waitFull(c);
           Value stateRows =
               e.add(publishedAt, e.mul(published.stage(c), kPublishedBytes));
           Value ys = wgmmaKMajor(
-              e, zeroAccumulators(e, kHeadDim), kHeadDim, kState / 16, cAt,
+              e, wgmmaZeroAccumulators(e, kHeadDim), kHeadDim, kState / 16, cAt,
               [&](int64_t s) { return kStepAddress(e, stateRows, s); });
           NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
 
-          // While C S^T runs: P = C B^T exp(g_t - g_s) dt_s on s <= t, as the
-          // register A fragments of P x (k16 step ks: fragments 2ks, 2ks + 1).
+          // While C S^T runs: P's register A fragments from C B^T.
           ChunkDecays d = chunkDecays(e, dtView(e, base), params);
           Value rows[2] = {at.row, e.add(at.row, e.idx(8))};
           Value gRow[2] = {gOfToken(e, d, rows[0]), gOfToken(e, d, rows[1])};
           NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
           SmallVector<Value> cbFrags = wgmmaFragments(e, cb, kChunk / 8);
-          SmallVector<Value> pRows; // [j][r]: bf16 pairs
-          for (int64_t j = 0; j < kChunk / 8; ++j) {
-            TokenPair t = columnPair(e, d, j);
-            Value col = e.add(at.col, e.idx(8 * j));
-            for (int64_t r = 0; r < 2; ++r) {
-              Value w[2];
-              for (int64_t i = 0; i < 2; ++i) {
-                Value v = vector::ExtractOp::create(e.b, cbFrags[j],
-                                                    ArrayRef<int64_t>{r, i});
-                Value weighted = e.mulf(
-                    e.mulf(v, e.expRoundedTo16Bits(e.subf(gRow[r], t.g[i]))),
-                    t.dt[i]);
-                // Above the diagonal the exponent grows: select, never
-                // multiply.
-                w[i] = e.select(e.le(e.add(col, e.idx(i)), rows[r]), weighted,
-                                e.f32(0.0));
-              }
-              pRows.push_back(bf16Pair(e, w[0], w[1]));
-            }
-          }
-          auto fragType = VectorType::get({4, 2}, e.b.getBF16Type());
-          SmallVector<Value> pFrags;
-          for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
-            Value frag = arith::ConstantOp::create(
-                e.b, fragType,
-                DenseElementsAttr::get(fragType,
-                                       e.b.getZeroAttr(e.b.getBF16Type())));
-            // Register R: rows + 8 (R % 2), columns + 8 (R / 2).
-            for (int64_t r = 0; r < 4; ++r)
-              frag = vector::InsertOp::create(
-                  e.b, pRows[2 * (2 * ks + r / 2) + r % 2], frag,
-                  ArrayRef<int64_t>{r});
-            pFrags.push_back(frag);
-          }
+          SmallVector<Value> pFrags =
+              causalWeightFragments(e, d, cbFrags, gRow);
 
           NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
           published.release(c);
           Value rowScale[2] = {e.exp(gRow[0]), e.exp(gRow[1])};
           Value acc = wgmmaAccumulators(
               e, scaleRows(e, wgmmaFragments(e, ys, kHeadDim / 8), rowScale));
-          NVVM::WgmmaFenceAlignedOp::create(e.b);
-          for (int64_t ks = 0; ks < kChunk / 16; ++ks)
-            acc = wgmmaRegisterA(
-                e, acc, pFrags[ks],
-                swizzledNMajorDescriptor(e, e.add(xRows, e.idx(ks * 16 * 128)),
-                                         kPanelBytes),
-                kHeadDim, e.b.getBF16Type(), /*bKMajor=*/false);
-          NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
-          NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
+          acc = wgmmaChunkRegisterA(e, acc, pFrags, xRows, kHeadDim);
 
           // y[b][c 64 + t][head][p] = that + D x, in bf16; x from the stage,
           // which goes back once read.
-          SmallVector<Value> out = wgmmaFragments(e, acc, kHeadDim / 8);
-          Value xView = panels(e, base, kXOffset, 1);
-          auto f32Pair = VectorType::get({2}, e.b.getF32Type());
-          Value dPair = vector::BroadcastOp::create(e.b, f32Pair, params.d);
-          SmallVector<Value> yPairs;
-          for (int64_t j = 0; j < kHeadDim / 8; ++j)
-            for (int64_t r = 0; r < 2; ++r) {
-              Value acc =
-                  vector::ExtractOp::create(e.b, out[j], ArrayRef<int64_t>{r});
-              SmallVector<Value> xAt =
-                  swizzled128At(e, rows[r], e.add(at.col, e.idx(8 * j)));
-              Value x = arith::ExtFOp::create(e.b, f32Pair,
-                                              e.loadVector(xView, xAt, 2));
-              yPairs.push_back(arith::TruncFOp::create(
-                  e.b, VectorType::get({2}, e.b.getBF16Type()),
-                  e.fma(dPair, x, acc)));
-            }
+          SmallVector<Value> yPairs = withSkip(e, acc, base, params.d);
           inputs.release(c);
           Value token0 = e.mul(c, kChunk);
           for (int64_t j = 0; j < kHeadDim / 8; ++j)

@@ -219,6 +219,13 @@ Value wgmmaAccumulators(Emitter &e, ValueRange fragments) {
   return toAccumulatorStruct(e, fragments);
 }
 
+Value wgmmaZeroAccumulators(Emitter &e, int64_t n) {
+  auto fragType = VectorType::get({2, 2}, e.b.getF32Type());
+  Value zero = arith::ConstantOp::create(
+      e.b, fragType, DenseElementsAttr::get(fragType, e.b.getF32FloatAttr(0)));
+  return toAccumulatorStruct(e, SmallVector<Value>(n / 8, zero));
+}
+
 SmallVector<Value> wgmmaFragments(Emitter &e, Value d, int64_t count) {
   return fromAccumulatorStruct(e, d, count);
 }

@@ -41,6 +41,9 @@ Value wgmmaRegisterA(Emitter &e, Value d, Value fragment, Value descB,
 /// `fragments` (vector<2x2xf32> each) as wgmma's accumulator struct.
 Value wgmmaAccumulators(Emitter &e, mlir::ValueRange fragments);
 
+/// Zero accumulators of an m64nN wgmma (`n` / 8 fragments).
+Value wgmmaZeroAccumulators(Emitter &e, int64_t n);
+
 /// The `count` fragments of accumulator struct `d`.
 llvm::SmallVector<Value> wgmmaFragments(Emitter &e, Value d, int64_t count);
 
