@@ -19,6 +19,7 @@ set(SSD_EXPORTED_LIBRARIES
   SSDToLinalg        # convert-ssd-to-linalg
   SSDCPUPipeline     # the CPU code generation passes and ssd-cpu-pipeline
   SSDToGPU           # the unfused GPU lowering and its pipelines
+  SSDToGPUWarpSpecialized # the warp-specialised kernel of the fused lowering
   SSDToGPUFused      # the fused (persistent kernel) GPU lowering
   SSDRegistration    # all of the above, for ssd/InitAll*.h
   SSDCompile         # the AOT compiler behind ssd-compile

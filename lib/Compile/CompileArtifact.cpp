@@ -73,6 +73,8 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
       {options.foldLoadsAhead != 0, "--fold-loads-ahead", "fold-loads-ahead",
        std::to_string(options.foldLoadsAhead)},
       {!options.fold.empty(), "--fold", "fold", options.fold},
+      {!options.warpSpecialized.empty(), "--warp-specialized",
+       "warp-specialized", options.warpSpecialized},
   };
   for (const FusedFlag &flag : fusedFlags) {
     if (!flag.given)

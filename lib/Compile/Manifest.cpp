@@ -137,6 +137,9 @@ static JsonValue compilerJson(const LayerSpec &spec,
       opts.add("state_mma", JsonValue::makeString(options.stateMma));
     if (!options.fold.empty() && options.fold != "auto")
       opts.add("fold", JsonValue::makeString(options.fold));
+    if (!options.warpSpecialized.empty() && options.warpSpecialized != "auto")
+      opts.add("warp_specialized",
+               JsonValue::makeString(options.warpSpecialized));
   }
   opts.add("target", JsonValue::makeString(options.target));
   // An infinite HI is null, as case.json writes it.

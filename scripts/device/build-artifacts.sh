@@ -2,7 +2,7 @@
 # Precompiles, where MLIR is installed, everything scripts/device/run-gpu-suite.sh
 # runs on the GPU machine (which has no MLIR), into one folder to carry there:
 #   OUT_DIR/golden/<case>/              the golden cases (../shared does not travel)
-#                                      and the generated extra cases (x01, x02)
+#                                      and the generated extra cases (x01 to x05)
 #   OUT_DIR/golden-art/<variant>/<case>-q<Q>-<dtype>/   one artifact per
 #                                      variant (unfused, fused, fused-segment: the fused
 #                                      kernel with its state chain by segments,
@@ -18,7 +18,11 @@
 #                                      TMA), fused-cluster: clusters of two blocks
 #                                      (--cluster 2; layers it cannot pair leave
 #                                      DIR.skipped with the compiler's reason
-#                                      instead of DIR), case, chunk size, dtype;
+#                                      instead of DIR), fused-ws: every launch on
+#                                      the warp-specialised kernel
+#                                      (--warp-specialized always; layers it does
+#                                      not take leave DIR.skipped), case, chunk
+#                                      size, dtype;
 #                                      with fused among the variants, also
 #                                      fused-small-chunks: the fused kernel at
 #                                      chunk sizes 16 and 32 (f32, bf16)
@@ -56,7 +60,7 @@ compile=$build/bin/ssd-compile
 rm -rf "$out"
 status=0
 built=0
-variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk fused-cluster}
+variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk fused-cluster fused-ws}
 mkdir -p "$out/golden" "$out/tile-products"
 for variant in $variants; do mkdir -p "$out/golden-art/$variant"; done
 
@@ -108,6 +112,7 @@ variant_flags() {
     fused-state-mmasync) echo "--strategy fused --state-mma mma.sync" ;;
     fused-cp-async) echo "--strategy fused --copy cp.async" ;;
     fused-cluster) echo "--strategy fused --cluster 2" ;;
+    fused-ws) echo "--strategy fused --warp-specialized always" ;;
   esac
 }
 
@@ -118,8 +123,10 @@ compile_one() { # compile_one VARIANT DIR FLAGS...
   if "$compile" "$@" --target sm_90a $(variant_flags "$variant") -o "$dir" 2>"$dir.err"; then
     rm -f "$dir.err"
     built=$((built + 1))
-  elif [ "$variant" = fused-cluster ] && grep -q "cluster=2 " "$dir.err"; then
-    # The layer has no TMA rows or cannot be paired: the compiler says why.
+  elif { [ "$variant" = fused-cluster ] && grep -q "cluster=2 " "$dir.err"; } ||
+       { [ "$variant" = fused-ws ] && grep -q "warp-specialized=always" "$dir.err"; }; then
+    # The layer has no TMA rows or cannot be paired, or the warp-specialised
+    # kernel does not take it: the compiler says why.
     mv "$dir.err" "$dir.skipped"
   else
     echo "FAIL: $(basename "$dir"): $(head -n 1 "$dir.err")"
@@ -156,6 +163,14 @@ mkdir -p "$extra"
   --batch 3 --seqlen 1 --nheads 4 --headdim 64 --dstate 64 --ngroups 2 \
   --features D,dt_bias,softplus,initial_states --seq-idx-cuts 0 --seed 10 ||
   { echo "FAIL: x04_one_token_seq_idx"; status=1; }
+
+# x05_warp_specialized: a layer the warp-specialised kernel takes (bf16,
+# dstate 128, two 64-column blocks of headdim, 8 heads in 2 groups, D,
+# dt_bias, softplus, a dt limit, initial states) with a ragged last chunk.
+"$build/bin/ssd-make-case" -o "$extra/x05_warp_specialized" --name x05_warp_specialized \
+  --batch 2 --seqlen 300 --nheads 8 --headdim 128 --dstate 128 --ngroups 2 \
+  --features D,dt_bias,softplus,initial_states --dt-limit 0.001,0.3 --seed 11 ||
+  { echo "FAIL: x05_warp_specialized"; status=1; }
 
 for case in "$golden"/*/ "$extra"/*/; do
   name=$(basename "$case")
@@ -289,8 +304,9 @@ done
 mkdir -p "$out/warp-specialized-ssd"
 : >"$out/warp-specialized-ssd/cases.txt"
 for shape in "1 4 64 2 1 64 1" "1 4 512 2 1 64 1" "2 8 1024 3 1 64 1" "1 4 4096 4 1 64 1" \
-             "8 80 16384 2 1 64 1" "1 4 64 2 2 64 1" "2 8 1024 3 2 64 1" "8 80 16384 2 2 64 1" \
-             "2 8 512 2 1 128 2" "1 8 256 2 2 256 4"; do
+             "8 80 16384 2 1 64 1" "1 4 64 2 2 64 1" "2 8 1024 3 2 64 1" "8 80 16384 3 2 64 1" \
+             "2 8 512 2 1 128 2" "1 8 256 2 2 256 4" "1 4 1 2 1 64 1" "2 8 300 3 2 64 1" \
+             "1 4 1000 2 1 64 1"; do
   read -r batch heads seqlen stages groups headdim ngroups <<<"$shape"
   shared_test_kernel "$out/warp-specialized-ssd" \
     "wsssd-b$batch-h$heads-l$seqlen-s$stages-o$groups-p$headdim-g$ngroups" \

@@ -15,11 +15,11 @@ per (batch row, head, 64 columns of the head dimension), grid
 batch * heads * headdim / 64, with the module's ssd.shared_memory bytes of
 dynamic shared memory. Its arguments: the tensor maps of C, B, x and dt
 (device pointers to the 128-byte CUtensorMaps this script encodes with the
-driver's cuTensorMapEncodeTiled: C and B bf16 [batch * seqlen][groups *
-128], x bf16 [batch * seqlen][heads * headdim], boxes of 64 x 64 with the
-128-byte swizzle; dt f32 [batch * seqlen][heads], the layer's layout,
-boxes of 4 heads x 64 tokens unswizzled: dt before the layer's
-softplus(dt + bias)), then A, dt's bias and D (memref<heads x f32> each),
+driver's cuTensorMapEncodeTiled over the layer's layouts: C and B bf16
+[batch][seqlen][groups][128], x bf16 [batch][seqlen][heads][headdim],
+boxes of 64 tokens x 64 columns with the 128-byte swizzle; dt f32
+[batch][seqlen][heads], boxes of 64 tokens x 4 heads unswizzled: dt before
+the layer's softplus(dt + bias)), then A, dt's bias and D (memref<heads x f32> each),
 the initial states (memref<batch x heads x headdim x 128 x f32>), y
 (memref<batch x seqlen x heads x headdim x bf16>: the SSD plus D x) and
 the final states (memref<batch x heads x headdim x 128 x f32>) as expanded
@@ -91,10 +91,20 @@ def reference(xp, x, b, c, dt, a, initial):
     P), B and C (nb x L x nh x N: each head's group's), dt (nb x nh x L), A
     (nh) and the initial states (nb x nh x P x N), by chunks of 64 tokens:
     the products vectorised over heads and chunks, a loop over the chunks
-    for the state scan only."""
+    for the state scan only. A ragged last chunk is padded with tokens of
+    dt = 0 and x = 0, which leave the state as it is."""
     nb, length, nh, p = x.shape
     n = b.shape[-1]
-    k = length // CHUNK
+    k = -(-length // CHUNK)
+    pad = k * CHUNK - length
+    if pad:
+        def padded(v, axis):
+            widths = [(0, 0)] * v.ndim
+            widths[axis] = (0, pad)
+            return xp.pad(v, widths)
+        y, state = reference(xp, padded(x, 1), padded(b, 1), padded(c, 1), padded(dt, 2),
+                             a, initial)
+        return y[:, :length], state
     dtc = dt.reshape(nb, nh, k, CHUNK)
     # g: the inclusive cumsum of dt A inside each chunk.
     g = xp.cumsum(dtc * a[None, :, None, None], axis=-1)
@@ -140,7 +150,7 @@ def self_check():
     batch rows, three heads and three chunks, with the runner's input
     ranges: the larger of the two relative errors (y, states)."""
     rng = np.random.default_rng(1)
-    nb, nh, length = 2, 3, 3 * CHUNK
+    nb, nh, length = 2, 3, 3 * CHUNK - 5
     x = rng.standard_normal((nb, length, nh, 2 * P_BLOCK))
     b, c = (rng.standard_normal((nb, length, nh, STATE)) for _ in range(2))
     dt = rng.uniform(0.001, 0.1, (nb, nh, length))
@@ -180,10 +190,14 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups, headdim,
             rng.standard_normal((seqlen, heads, headdim), dtype=np.float32)))
     d_y = cp.full((batch, seqlen, heads, headdim), BF16_NAN, dtype=cp.uint16)
     d_states = cp.full((batch, heads, headdim, STATE), np.nan, dtype=cp.float32)
-    maps = [cp.asarray(tensor_map(cuda, d_c, (64, 64))),
-            cp.asarray(tensor_map(cuda, d_b, (64, 64))),
-            cp.asarray(tensor_map(cuda, d_x.reshape(tokens, heads * headdim), (64, 64))),
-            cp.asarray(tensor_map(cuda, d_dt, (4, 64), FLOAT32, SWIZZLE_NONE))]
+    # The layer's tensors as the maps see them, boxes innermost first: a
+    # chunk's rows of one 64-wide panel; dt's of 4 heads. Tokens past a
+    # row's end read as zeros.
+    maps = [cp.asarray(tensor_map(cuda, d_c.reshape(batch, seqlen, groups, STATE), (64, 1, 64, 1))),
+            cp.asarray(tensor_map(cuda, d_b.reshape(batch, seqlen, groups, STATE), (64, 1, 64, 1))),
+            cp.asarray(tensor_map(cuda, d_x, (64, 1, 64, 1))),
+            cp.asarray(tensor_map(cuda, d_dt.reshape(batch, seqlen, heads), (4, 64, 1),
+                                  FLOAT32, SWIZZLE_NONE))]
     kernel = cp.RawModule(path=f"{folder}/{name}.cubin").get_function("warp_specialized_ssd")
     kernel.max_dynamic_shared_size_bytes = shared
     args = (tuple(maps) + descriptor(d_a) + descriptor(d_bias) + descriptor(d_d)

@@ -48,6 +48,7 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                    [--state-mma auto|mma.sync|wgmma]
                    [--copy auto|cp.async|tma] [--p-block R] [--cluster 1|2]
                    [--fold auto|pieces|vectors] [--fold-loads-ahead N]
+                   [--warp-specialized auto|always|never]
                    [--profile] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
@@ -161,6 +162,16 @@ cl::opt<std::string> fold(
              "sectors per warp access) or vectors (the chunk-state "
              "product's 8-column vectors)"),
     cl::value_desc("F"), cl::cat(category));
+
+cl::opt<std::string> warpSpecialized(
+    "warp-specialized",
+    cl::desc("fused only: whether the artifact also holds the "
+             "warp-specialised kernel (one batch row, head and 64 head-"
+             "dimension columns a block; sm_90a, bf16, dstate 128, no z, "
+             "varlen or seq_idx): auto (default: launched where b x heads x "
+             "headdim / 64 is at least 4 blocks per SM), always (every "
+             "launch; an error for a layer it cannot take) or never"),
+    cl::value_desc("W"), cl::cat(category));
 
 cl::opt<int64_t> foldLoadsAhead(
     "fold-loads-ahead",
@@ -294,6 +305,11 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
     return "--fold: unknown fold '" + fold +
            "' (expected auto, pieces or vectors)";
   options.fold = fold;
+  if (given(warpSpecialized) && warpSpecialized != "auto" &&
+      warpSpecialized != "always" && warpSpecialized != "never")
+    return "--warp-specialized: unknown choice '" + warpSpecialized +
+           "' (expected auto, always or never)";
+  options.warpSpecialized = warpSpecialized;
   options.profile = profile;
   return std::nullopt;
 }

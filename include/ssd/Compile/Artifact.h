@@ -48,6 +48,9 @@ struct CompileOptions {
   /// How the fused kernel's turn chain folds (auto, pieces or vectors);
   /// empty: the pipeline's default (auto).
   std::string fold;
+  /// Whether the fused strategy adds its warp-specialised kernel (auto,
+  /// always or never); empty: the pipeline's default (auto).
+  std::string warpSpecialized;
   /// The fused kernel records its chain items' phase clocks in the
   /// `chain_profile` workspace (a diagnostic build; state-chain chunk).
   bool profile = false;

@@ -114,8 +114,11 @@ std::string unsupportedChunkSize(int64_t chunk);
 struct KernelParam {
   std::string name;
   bool isWorkspace = false;
-  /// The box of one copy, outermost dimension first; the 128-byte swizzle.
-  llvm::SmallVector<int64_t> tmaBox;
+  /// The box of one copy, outermost dimension first (TMA boxes have at
+  /// most 5 dimensions).
+  llvm::SmallVector<int64_t, 5> tmaBox;
+  /// The box's rows in the 128-byte swizzle (else unswizzled).
+  bool tmaSwizzled = true;
 };
 
 /// The kernel attributes that tell ssd-tma-descriptors-by-value which lowered

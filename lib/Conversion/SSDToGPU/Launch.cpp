@@ -68,7 +68,9 @@ DictionaryAttr kernelEntry(Builder &b, const KernelInfo &k) {
           {b.getNamedAttr("kind", b.getStringAttr("tma")),
            b.getNamedAttr("tensor", b.getStringAttr(param.name)),
            b.getNamedAttr("box", b.getI64ArrayAttr(param.tmaBox)),
-           b.getNamedAttr("swizzle", b.getStringAttr("128B"))}));
+           b.getNamedAttr(
+               "swizzle",
+               b.getStringAttr(param.tmaSwizzled ? "128B" : "none"))}));
       continue;
     }
     params.push_back(b.getDictionaryAttr(

@@ -1,13 +1,14 @@
 // RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="batch=2 heads=8 seqlen=128 stages=3" | FileCheck %s
 // RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=256 output-groups=2" | FileCheck %s --check-prefix=TWO
 // RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="heads=8 headdim=128 groups=2 seqlen=128" | FileCheck %s --check-prefix=WIDE
+// RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=100" | FileCheck %s --check-prefix=RAGGED
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="headdim=96" 2>&1 | FileCheck %s --check-prefix=BAD-HEADDIM
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=8 groups=3" 2>&1 | FileCheck %s --check-prefix=BAD-GROUPS-DIVIDE
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="output-groups=3" 2>&1 | FileCheck %s --check-prefix=BAD-GROUPS
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="batch=0" 2>&1 | FileCheck %s --check-prefix=BAD-BATCH
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=0" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=6" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS-6
-// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=100" 2>&1 | FileCheck %s --check-prefix=BAD-SEQLEN
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=0" 2>&1 | FileCheck %s --check-prefix=BAD-SEQLEN
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=5" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=1" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES-LOW
 
@@ -24,26 +25,34 @@
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c128_i32
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: gpu.barrier
+// CHECK: %[[ROW:.*]] = arith.divui %{{.*}}, %c8{{.*}} : index
 // CHECK: %[[HEAD:.*]] = arith.remui %{{.*}}, %c8{{.*}} : index
+// The chunks: ceil(L / 64) (the last may be partial).
+// CHECK: %[[END:.*]] = arith.addi %c128{{.*}}, %c63 : index
+// CHECK-NEXT: %[[CHUNKS:.*]] = arith.divui %[[END]], %c64{{.*}} : index
 // CHECK: memref.load %[[A]][%[[HEAD]]]
 // CHECK: memref.load %[[BIAS]][%[[HEAD]]]
 // CHECK: memref.load %[[D]][%[[HEAD]]]
 
 // The producer: registers down, then per chunk (two of them) one stage's
-// 41984 bytes: C and B in two 64-column boxes each, x at column 64 head,
-// dt's box of the four heads from head - head % 4, at the chunk's row.
+// 41984 bytes: C and B in two 64-column boxes each, x's, dt's box of the
+// four heads from head - head % 4; coordinates innermost first (column,
+// head or group, token 64 c, row).
 // CHECK: nvvm.setmaxregister decrease 40
-// CHECK: scf.for %[[C:.*]] = %c0{{.*}} to %c2{{.*}} step %c1
+// CHECK: scf.for %[[C:.*]] = %c0{{.*}} to %[[CHUNKS]] step %c1
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c41984_i32
-// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}]
-// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}]
-// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}]
-// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}]
-// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%{{.*}}, %{{.*}}]
+// CHECK: %[[TOKEN:.*]] = arith.muli %[[C]], %c64{{.*}} : index
+// CHECK: %[[TOKEN32:.*]] = arith.index_cast %[[TOKEN]] : index to i32
+// CHECK-NEXT: %[[ROW32:.*]] = arith.index_cast %[[ROW]] : index to i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[TOKEN32]], %[[ROW32]]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
 // CHECK: %[[INBOX:.*]] = arith.remui %[[HEAD]], %c4{{.*}} : index
 // CHECK-NEXT: %[[FIRST:.*]] = arith.subi %[[HEAD]], %[[INBOX]] : index
 // CHECK: %[[FIRST32:.*]] = arith.index_cast %[[FIRST]] : index to i32
-// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg3, %{{.*}}, box[%[[FIRST32]], %{{.*}}]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg3, %{{.*}}, box[%[[FIRST32]], %{{.*}}, %{{.*}}]
 
 // The state role: the state in 64 f32 registers a thread, carried by the
 // chunk loop; each chunk waits for its stage, scans dt A over the warp,
@@ -51,12 +60,17 @@
 // proxy and arrives; then four ldmatrix.trans fragments of x^T, scaled, and
 // four register-A wgmma m64n128k16 with B N-major (transposed).
 // The state starts as the initial state (32 pairs a thread); dt is
-// softplus(dt + bias).
+// softplus(dt + bias), and 0 from the sequence's end on (L - 64 c tokens
+// of the chunk are in it).
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK-COUNT-32: vector.load %[[INITIAL]]
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args(%{{.*}}) -> (!llvm.struct<(f32, f32
+// CHECK: scf.for %[[SC:.*]] = %c0{{.*}} to %[[CHUNKS]] step %c1{{.*}} iter_args(%{{.*}}) -> (!llvm.struct<(f32, f32
 // CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: %[[DONE:.*]] = arith.muli %[[SC]], %c64{{.*}} : index
+// CHECK-NEXT: %[[VALID:.*]] = arith.subi %c128{{.*}}, %[[DONE]] : index
 // CHECK: math.log1p
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %{{.*}}, %[[VALID]] : index
+// CHECK-NEXT: arith.select %[[IN]], %{{.*}}, %cst{{.*}} : f32
 // CHECK: gpu.shuffle up
 // CHECK: gpu.shuffle idx
 // CHECK-COUNT-32: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<2x2x64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
@@ -77,7 +91,8 @@
 // weights while that runs (C B^T's group done), C S^T done, the published
 // buffer released; C S^T's rows scaled, then P x as four register-A
 // wgmma m64n64k16; D x from the stage's x (16 pairs a thread), the stage
-// released, y stored in bf16.
+// released, y stored in bf16: each of the lane's two rows (8 pairs) where
+// its token is before the sequence's end.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
@@ -95,7 +110,12 @@
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-COUNT-16: vector.load %{{.*}} : memref<1x64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // CHECK: nvvm.mbarrier.arrive
-// CHECK-COUNT-16: vector.store %{{.*}}, %[[Y]]{{.*}} : memref<2x128x8x64xbf16>, vector<2xbf16>
+// CHECK: %[[T0:.*]] = arith.cmpi slt, %{{.*}}, %c128{{.*}} : index
+// CHECK-NEXT: scf.if %[[T0]]
+// CHECK-COUNT-8: vector.store %{{.*}}, %[[Y]]{{.*}} : memref<2x128x8x64xbf16>, vector<2xbf16>
+// CHECK: %[[T1:.*]] = arith.cmpi slt, %{{.*}}, %c128{{.*}} : index
+// CHECK-NEXT: scf.if %[[T1]]
+// CHECK-COUNT-8: vector.store %{{.*}}, %[[Y]]{{.*}} : memref<2x128x8x64xbf16>, vector<2xbf16>
 // CHECK-NOT: vector.store
 // CHECK: gpu.return
 
@@ -106,14 +126,21 @@
 // TWO: nvvm.setmaxregister decrease 40
 // TWO: nvvm.setmaxregister increase 232
 // TWO: nvvm.setmaxregister decrease 120
-// TWO: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c2
+// TWO: scf.for %{{.*}} = %c0{{.*}} to %[[CHUNKS:.*]] step %c2
 // TWO: nvvm.setmaxregister decrease 120
-// TWO: scf.for %{{.*}} = %c1{{.*}} to %c4{{.*}} step %c2
+// TWO: scf.for %{{.*}} = %c1{{.*}} to %[[CHUNKS]] step %c2
+
+// 100 tokens: two chunks, the second of 36; y's rows stored below 100.
+// RAGGED: %[[END:.*]] = arith.addi %c100{{.*}}, %c63 : index
+// RAGGED-NEXT: arith.divui %[[END]], %c64{{.*}} : index
+// RAGGED: %[[T0:.*]] = arith.cmpi slt, %{{.*}}, %c100{{.*}} : index
+// RAGGED-NEXT: scf.if %[[T0]]
+// RAGGED-COUNT-8: vector.store %{{.*}} : memref<1x100x4x64xbf16>, vector<2xbf16>
 
 // Head dimension 128: two blocks a head (block = (row heads + head) 2 +
 // p-block), the p-block's 64 columns at 64 p-block; two groups of four
-// heads: B's and C's boxes at column 128 (head / 4) + 64 panel; x's at
-// head 128 + 64 p-block.
+// heads: B's and C's boxes at (64 panel, head / 4); x's at (64 p-block,
+// head).
 // WIDE: gpu.func @warp_specialized_ssd({{.*}}, %[[INITIAL:.*]]: memref<1x8x128x128xf32>, %[[Y:.*]]: memref<1x128x8x128xbf16>, %[[STATES:.*]]: memref<1x8x128x128xf32>)
 // WIDE: %[[BLOCK:.*]] = gpu.block_id x
 // WIDE: %[[SEQ:.*]] = arith.divui %[[BLOCK]], %c2{{.*}} : index
@@ -121,22 +148,19 @@
 // WIDE: %[[P0:.*]] = arith.muli %[[PB]], %c64{{.*}} : index
 // WIDE: %[[HEAD:.*]] = arith.remui %[[SEQ]], %c8{{.*}} : index
 // WIDE: %[[GROUP:.*]] = arith.divui %[[HEAD]], %c4{{.*}} : index
-// WIDE: %[[GCOL:.*]] = arith.muli %[[GROUP]], %c128{{.*}} : index
-// WIDE-NEXT: %[[PANEL0:.*]] = arith.addi %[[GCOL]], %c0{{.*}} : index
-// WIDE: %[[PANEL032:.*]] = arith.index_cast %[[PANEL0]] : index to i32
-// WIDE: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%[[PANEL032]], %{{.*}}]
-// WIDE: %[[XHEAD:.*]] = arith.muli %[[HEAD]], %c128{{.*}} : index
-// WIDE-NEXT: %[[XCOL:.*]] = arith.addi %[[XHEAD]], %[[P0]] : index
-// WIDE: %[[XCOL32:.*]] = arith.index_cast %[[XCOL]] : index to i32
-// WIDE: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%[[XCOL32]], %{{.*}}]
+// WIDE: %[[GROUP32:.*]] = arith.index_cast %[[GROUP]] : index to i32
+// WIDE: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %[[GROUP32]], %{{.*}}, %{{.*}}]
+// WIDE: %[[P032:.*]] = arith.index_cast %[[P0]] : index to i32
+// WIDE-NEXT: %[[HEAD32:.*]] = arith.index_cast %[[HEAD]] : index to i32
+// WIDE: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%[[P032]], %[[HEAD32]], %{{.*}}, %{{.*}}]
 
 // BAD-HEADDIM: error: ssd-test-warp-specialized-ssd: headdim must be 64, 128, 192 or 256 (whole 64-column p-blocks, one a block), got 96
 // BAD-GROUPS-DIVIDE: error: ssd-test-warp-specialized-ssd: groups must divide heads (8), got 3
-// BAD-GROUPS: error: ssd-test-warp-specialized-ssd: output-groups must be 1 or 2, got 3
+// BAD-GROUPS: error: ssd-test-warp-specialized-ssd: output warpgroups must be 1 or 2, got 3
 // BAD-BATCH: error: ssd-test-warp-specialized-ssd: batch must be positive, got 0
 // BAD-HEADS: error: ssd-test-warp-specialized-ssd: heads must be a positive multiple of 4 (dt's TMA box spans 4 heads: 16 bytes), got 0
 // BAD-HEADS-6: error: ssd-test-warp-specialized-ssd: heads must be a positive multiple of 4 (dt's TMA box spans 4 heads: 16 bytes), got 6
-// BAD-SEQLEN: error: ssd-test-warp-specialized-ssd: seqlen must be a positive multiple of 64 (whole chunks), got 100
+// BAD-SEQLEN: error: ssd-test-warp-specialized-ssd: seqlen must be positive, got 0
 // BAD-STAGES: error: ssd-test-warp-specialized-ssd: stages must be 2 to 4, got 5
 // BAD-STAGES-LOW: error: ssd-test-warp-specialized-ssd: stages must be 2 to 4, got 1
 module {

@@ -16,7 +16,8 @@
 // CHECK: .minnctapersm 1
 // CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 {{.*}}40;
 // CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 {{.*}}232;
-// CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // CHECK-DAG: fence.proxy.async.shared::cta;
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16

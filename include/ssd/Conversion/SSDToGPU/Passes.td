@@ -168,6 +168,21 @@ def ConvertSSDFusedToGPU
            "tile of whole pieces per thread; elsewhere the fold takes "
            "vectors (ssd.kernel_config prints fold_pieces where it took "
            "pieces)">,
+    Option<"warpSpecialized", "warp-specialized", "std::string",
+           /*default=*/"\"auto\"",
+           "Whether the module also holds `ssd_warp_specialized`, the kernel "
+           "of one (batch row, head, 64 head-dimension columns) a block by "
+           "warpgroup roles (TMA producer, the state in wgmma accumulators, "
+           "output warpgroups; chunks of 64 tokens), for layers it takes: "
+           "sm_90a, bf16 x/B/C, f32 dt and states, dstate 128, head dims of "
+           "whole 64-column blocks, heads in fours, a per-head D, no z, "
+           "cu_seqlens or seq_idx. `auto` (the default): launched, through "
+           "the derived symbol `warp_specialized`, where b x heads x "
+           "headdim / 64 blocks are at least 4 per SM, the persistent "
+           "kernel elsewhere; `always`: every launch of a layer it takes; "
+           "`never`: the persistent kernel alone. With `auto` a layer it does "
+           "not take keeps the persistent kernel alone; with `always` it is "
+           "an error that says why">,
     Option<"profile", "profile", "bool", /*default=*/"false",
            "Record thread 0's clock64 at the phase boundaries of every chain "
            "item (every state-chain but segment) in the `chain_profile` workspace (i64 "

@@ -59,6 +59,9 @@ struct FusedKernelOptions {
   // The turn chain fold's walk (auto, pieces or vectors) and its loads
   // ahead (0: the fold's default).
   std::string fold = "auto";
+  // The warp-specialised kernel beside the persistent one: auto, always or
+  // never.
+  std::string warpSpecialized = "auto";
   int64_t foldLoadsAhead = 0;
 };
 

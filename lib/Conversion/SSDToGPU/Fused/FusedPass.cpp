@@ -5,6 +5,7 @@
 // launch in `ssd.launch`, erase the function.
 //
 //===----------------------------------------------------------------------===//
+#include "../WarpSpecialized/WarpSpecializedLayer.h"
 #include "FusedKernel.h"
 #include "ssd/Conversion/SSDToGPU/Passes.h"
 
@@ -91,6 +92,9 @@ struct ConvertSSDFusedToGPUPass
                          << fold << "'";
       return signalPassFailure();
     }
+    if (!isOneOf(module, "warp-specialized", warpSpecialized,
+                 {"auto", "always", "never"}))
+      return signalPassFailure();
     if (profile && stateChain == "segment") {
       module.emitError() << "convert-ssd-fused-to-gpu: profile records the "
                             "per-chunk chain items: it needs state-chain "
@@ -127,12 +131,42 @@ struct ConvertSSDFusedToGPUPass
     if (profile)
       fused::addProfileWorkspace(*plan);
     fused::dropUnreadCumsums(*plan);
+    // The warp-specialised kernel beside the persistent one, where the
+    // layer allows it and it is asked for (not with profile, which records
+    // the persistent kernel's items).
+    std::string wsUnsupported =
+        warp_specialized::unsupportedLayer(plan->p, chip);
+    if (warpSpecialized == "always" && !wsUnsupported.empty()) {
+      module.emitError() << "convert-ssd-fused-to-gpu: warp-specialized="
+                            "always, but the warp-specialised kernel cannot "
+                            "take the layer: "
+                         << wsUnsupported;
+      return signalPassFailure();
+    }
+    bool withWs =
+        warpSpecialized != "never" && !profile && wsUnsupported.empty();
+    if (withWs)
+      plan->p.derived.push_back(
+          {warp_specialized::kLaunchSymbol.str(),
+           warpSpecialized == "always"
+               ? "1"
+               : warp_specialized::autoLaunchCondition(plan->p)});
 
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(plan->p.func.getLoc(), ctx);
     auto gpuModule = createKernelModule(b, module, chip, features);
     SmallVector<KernelInfo> kernels =
         fused::buildFusedKernels(b, gpuModule, *plan);
+    if (withWs) {
+      // Every launch runs one kernel: the persistent ones where the
+      // symbol is 0.
+      std::string others =
+          "(1 - " + warp_specialized::kLaunchSymbol.str() + ")";
+      for (KernelInfo &k : kernels)
+        k.when = k.when.empty() ? others : others + " * (" + k.when + ")";
+      kernels.push_back(warp_specialized::buildLayerKernel(
+          b, gpuModule, plan->p, warp_specialized::kLaunchSymbol));
+    }
     module->setAttr("ssd.launch",
                     fused::buildFusedLaunchAttr(ctx, *plan, kernels));
     if (!keepFunc)

@@ -69,6 +69,12 @@ struct FusedPipelineCLOptions
                      "(16-byte pieces in slot order) or vectors (the "
                      "chunk-state product's 8-column vectors)"),
       llvm::cl::init("auto")};
+  Option<std::string> warpSpecialized{
+      *this, "warp-specialized",
+      llvm::cl::desc("The warp-specialised kernel beside the persistent "
+                     "one: auto (launched where b x heads x headdim / 64 "
+                     "blocks fill the GPU), always or never"),
+      llvm::cl::init("auto")};
   Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("Record the clock at the phase boundaries of every "
@@ -86,6 +92,7 @@ struct FusedPipelineCLOptions
     kernel.cluster = cluster;
     kernel.foldLoadsAhead = foldLoadsAhead;
     kernel.fold = fold;
+    kernel.warpSpecialized = warpSpecialized;
     return kernel;
   }
 };
@@ -111,6 +118,7 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.cluster = kernel.cluster;
   convert.foldLoadsAhead = kernel.foldLoadsAhead;
   convert.fold = kernel.fold;
+  convert.warpSpecialized = kernel.warpSpecialized;
   pm.addPass(createConvertSSDFusedToGPU(convert));
   buildGPUKernelsToBinary(pm, options);
 }

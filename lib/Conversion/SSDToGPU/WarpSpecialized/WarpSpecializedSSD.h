@@ -1,0 +1,88 @@
+//===- WarpSpecializedSSD.h - the SSD by warpgroup roles --------*- C++ -*-===//
+//
+// The warp-specialised SSD kernel: one block per (batch row, head, 64
+// columns of the head dimension), its chunks of 64 tokens walked in order
+// with the state on chip, by warpgroups with different roles:
+//   - warpgroup 0 (setmaxnreg 40): one thread copies each chunk's C, B, x
+//     and dt by TMA into a StageRing of `stages` stages;
+//   - warpgroup 1, the state (setmaxnreg 232): holds S (64 x 128, f32) in
+//     wgmma accumulators for the whole walk; per chunk it publishes S in
+//     bf16 to the output role (a ring of two buffers), then
+//     S = exp(g_last) S + (w x)^T B, w_s = exp(g_last - g_s) dt_s, the A
+//     operand made in registers from x by ldmatrix.trans;
+//   - warpgroup 2, the outputs: C B^T and C S^T on wgmma from the stage,
+//     the causal weights exp(g_t - g_s) dt_s applied to C B^T in registers
+//     while C S^T runs, the rows of C S^T scaled by exp(g_t), then
+//     y = that + P x (P as register A) + D x. With two output warpgroups
+//     (2 and 3, 120 registers each) they take alternate chunks.
+// The copies, the state's chain and the chunks' outputs overlap; nothing
+// but y (bf16) and the last state goes back to global memory. A block has
+// one (row, head) chain, so the kernel fills the GPU where batch x heads x
+// head-dimension blocks do (the layer's `warp_specialized` launch
+// condition, WarpSpecializedLayer.cpp).
+//
+// Its inputs come through four TMA descriptors over the layer's tensors,
+// dimensions innermost first: C and B (n, group, token, row) bf16, boxes
+// (64, 1, 64, 1) in the 128-byte swizzle; x (p, head, token, row) bf16,
+// the same boxes; dt (head, token, row) f32, boxes (4, 64, 1) unswizzled (a
+// box row holds at least 16 bytes: the dt of 4 heads, the block's among
+// them). A sequence's last chunk may be partial: the copies read zeros past
+// its end, dt is taken as 0 there (no decay, no input) and y is not stored.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SSD_LIB_CONVERSION_SSDTOGPU_WARPSPECIALIZED_WARPSPECIALIZEDSSD_H
+#define SSD_LIB_CONVERSION_SSDTOGPU_WARPSPECIALIZED_WARPSPECIALIZEDSSD_H
+
+#include "../Kernels.h"
+
+namespace ssd {
+namespace gpu_lowering {
+namespace warp_specialized {
+
+/// Tokens of a chunk, head-dimension columns of a block, state size.
+inline constexpr int64_t kChunk = 64, kPBlock = 64, kState = 128;
+/// Heads in one box of dt (16 bytes of f32).
+inline constexpr int64_t kDtHeads = 4;
+inline constexpr int64_t kMinStages = 2, kMaxStages = 4;
+
+/// What the kernel is built for: static sizes, its pipeline, and how dt is
+/// processed.
+struct Shape {
+  int64_t heads = 0, headDim = 0, groups = 1;
+  int64_t stages = 2;
+  /// Output warpgroups: 1, or 2 taking alternate chunks.
+  int64_t outputGroups = 1;
+  /// softplus and the dt limits (SSDProblem's fields; the rest unread).
+  SSDProblem dtRule;
+};
+
+/// The kernel's operands. The maps are !llvm.ptr values of the TMA
+/// descriptors; A, dt_bias and D memref<heads x f32>; the states
+/// memref<batch x heads x headDim x 128 x f32>; y memref<batch x L x heads
+/// x headDim x bf16>. dtBias, d and initialStates may be null (none in the
+/// layer: no bias, no skip term, a zero initial state).
+struct Operands {
+  Value cMap, bMap, xMap, dtMap;
+  Value a, dtBias, d;
+  Value initialStates, y, finalStates;
+};
+
+/// Threads of a block and bytes of dynamic shared memory.
+int64_t blockThreads(const Shape &shape);
+int64_t sharedBytes(const Shape &shape);
+/// Why `shape` cannot be built (naming the value and the limit); empty
+/// when it can.
+std::string unsupportedShape(const Shape &shape);
+
+/// Emits the kernel's body into `kernel` (created with blockThreads(shape)
+/// threads, setmaxnreg-ready) at the builder's insertion point; the grid is
+/// batch x heads x headDim / 64 blocks and the launch's dynamic shared
+/// memory sharedBytes(shape). Enables the kernel's shared arena.
+void emitKernel(mlir::ImplicitLocOpBuilder &b, KernelFunc &kernel,
+                const Shape &shape, const Operands &operands);
+
+} // namespace warp_specialized
+} // namespace gpu_lowering
+} // namespace ssd
+
+#endif // SSD_LIB_CONVERSION_SSDTOGPU_WARPSPECIALIZED_WARPSPECIALIZEDSSD_H
