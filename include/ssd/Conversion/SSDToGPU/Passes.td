@@ -88,6 +88,14 @@ def ConvertSSDFusedToGPU
     cumsum items run, `cb_ready`, `state_turn`); the passed states live in the
     `passed_states` workspace in the state precision, decays in f32.
 
+    Beside the persistent kernel, for layers it takes, the module holds
+    `ssd_warp_specialized` (`warp-specialized=`): one block per (batch row,
+    head, 64 head-dimension columns), the state carried on chip through the
+    whole sequence by warpgroup roles; its launch condition is the derived
+    symbol `warp_specialized`, and the persistent kernels' conditions are
+    multiplied by `1 - warp_specialized`, so that every launch runs one
+    kernel.
+
     The launch is described by `ssd.launch` in the schema of
     `convert-ssd-to-gpu` (docs/runtime.md). Matrix products use mma.sync
     tensor cores for bf16/f16 when `tensor-cores` is set.
