@@ -88,8 +88,9 @@ def ConvertSSDFusedToGPU
     cumsum items run, `cb_ready`, `state_turn`); the passed states live in the
     `passed_states` workspace in the state precision, decays in f32.
 
-    Beside the persistent kernel, for layers it takes, the module holds
-    `ssd_warp_specialized` (`warp-specialized=`): one block per (batch row,
+    With `warp-specialized=auto|always`, beside the persistent kernel,
+    for layers it takes, the module holds
+    `ssd_warp_specialized`: one block per (batch row,
     head, 64 head-dimension columns), the state carried on chip through the
     whole sequence by warpgroup roles; its launch condition is the derived
     symbol `warp_specialized`, and the persistent kernels' conditions are
@@ -177,18 +178,19 @@ def ConvertSSDFusedToGPU
            "vectors (ssd.kernel_config prints fold_pieces where it took "
            "pieces)">,
     Option<"warpSpecialized", "warp-specialized", "std::string",
-           /*default=*/"\"auto\"",
+           /*default=*/"\"never\"",
            "Whether the module also holds `ssd_warp_specialized`, the kernel "
            "of one (batch row, head, 64 head-dimension columns) a block by "
            "warpgroup roles (TMA producer, the state in wgmma accumulators, "
            "output warpgroups; chunks of 64 tokens), for layers it takes: "
            "sm_90a, bf16 x/B/C, f32 dt and states, dstate 128, head dims of "
            "whole 64-column blocks, heads in fours, a per-head D, no z, "
-           "cu_seqlens or seq_idx. `auto` (the default): launched, through "
+           "cu_seqlens or seq_idx. `auto`: launched, through "
            "the derived symbol `warp_specialized`, where b x heads x "
            "headdim / 64 blocks are at least 4 per SM, the persistent "
            "kernel elsewhere; `always`: every launch of a layer it takes; "
-           "`never`: the persistent kernel alone. With `auto` a layer it does "
+           "`never` (the default until the kernel built from the layer has "
+           "run on a GPU): the persistent kernel alone. With `auto` a layer it does "
            "not take keeps the persistent kernel alone; with `always` it is "
            "an error that says why">,
     Option<"profile", "profile", "bool", /*default=*/"false",

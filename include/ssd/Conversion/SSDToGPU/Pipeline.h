@@ -60,8 +60,8 @@ struct FusedKernelOptions {
   // ahead (0: the fold's default).
   std::string fold = "auto";
   // The warp-specialised kernel beside the persistent one: auto, always or
-  // never.
-  std::string warpSpecialized = "auto";
+  // never (the default).
+  std::string warpSpecialized = "never";
   int64_t foldLoadsAhead = 0;
 };
 
