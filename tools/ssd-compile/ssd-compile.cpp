@@ -168,11 +168,9 @@ cl::opt<std::string> warpSpecialized(
     cl::desc("fused only: whether the artifact also holds the "
              "warp-specialised kernel (one batch row, head and 64 head-"
              "dimension columns a block; sm_90a, bf16, dstate 128, no z, "
-             "varlen or seq_idx): auto (launched where b x heads x "
-             "headdim / 64 is at least 4 blocks per SM), always (every "
-             "launch; an error for a layer it cannot take) or never (the "
-             "default, until the kernel built from a layer has run on a "
-             "GPU)"),
+             "varlen or seq_idx): auto (default: launched where b x heads x "
+             "headdim / 64 is at least 2 blocks per SM), always (every "
+             "launch; an error for a layer it cannot take) or never"),
     cl::value_desc("W"), cl::cat(category));
 
 cl::opt<int64_t> foldLoadsAhead(

@@ -49,7 +49,7 @@ struct CompileOptions {
   /// empty: the pipeline's default (auto).
   std::string fold;
   /// Whether the fused strategy adds its warp-specialised kernel (auto,
-  /// always or never); empty: the pipeline's default (never).
+  /// always or never); empty: the pipeline's default (auto).
   std::string warpSpecialized;
   /// The fused kernel records its chain items' phase clocks in the
   /// `chain_profile` workspace (a diagnostic build; state-chain chunk).

@@ -1,9 +1,9 @@
 // The state chain by decoupled look-back (state-chain=lookback).
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback" | FileCheck %s
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback tensor-cores=false" | FileCheck %s --check-prefix=SIMT
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=auto" | FileCheck %s --check-prefix=AUTO
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback" | FileCheck %s --check-prefix=CUMSUM
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=lookback fold=vectors" | FileCheck %s --check-prefix=VEC
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=lookback" | FileCheck %s
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=lookback tensor-cores=false" | FileCheck %s --check-prefix=SIMT
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=auto" | FileCheck %s --check-prefix=AUTO
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=lookback" | FileCheck %s --check-prefix=CUMSUM
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=lookback fold=vectors" | FileCheck %s --check-prefix=VEC
 
 // The Mamba-2 2.7B layer, fp32 states: one slot per chunk boundary (a
 // look-back reads whichever slot holds the latest published state, so no

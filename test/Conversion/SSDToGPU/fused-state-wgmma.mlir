@@ -4,14 +4,14 @@
 // 64-column panel of B's 128-byte-swizzled TMA rows in place (N-major: B
 // transposed), so no ldmatrix of B remains. The chunk scan keeps mma.sync
 // (`mma`). state-mma=mma.sync, and cp.async rows, keep mma.sync for it.
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-mma=wgmma" | FileCheck %s --check-prefix=WGMMA
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=WGMMA
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-mma=auto" | FileCheck %s --check-prefix=WGMMA
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-mma=mma.sync" | FileCheck %s --check-prefix=MMASYNC
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-mma=wgmma copy=cp.async" | FileCheck %s --check-prefix=CPASYNC
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-mma=wgmma" | FileCheck %s --check-prefix=WGMMA
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never" | FileCheck %s --check-prefix=WGMMA
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-mma=auto" | FileCheck %s --check-prefix=WGMMA
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-mma=mma.sync" | FileCheck %s --check-prefix=MMASYNC
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-mma=wgmma copy=cp.async" | FileCheck %s --check-prefix=CPASYNC
 // RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=none state-mma=wgmma" -o /dev/null
-// RUN: not ssd-opt %s --convert-ssd-fused-to-gpu="state-mma=hgmma" 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: not ssd-opt %s --convert-ssd-fused-to-gpu="state-mma=wgmma chip=sm_80" 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
+// RUN: not ssd-opt %s --convert-ssd-fused-to-gpu="warp-specialized=never state-mma=hgmma" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not ssd-opt %s --convert-ssd-fused-to-gpu="warp-specialized=never state-mma=wgmma chip=sm_80" 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
 
 // The same shared memory: x w's two stages of core matrices fit where
 // mma.sync's padded ones did.

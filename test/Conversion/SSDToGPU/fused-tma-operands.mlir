@@ -2,13 +2,13 @@
 // rows come by TMA boxes (one thread,
 // one mbarrier per copy group, the 128-byte swizzle) where the layer takes
 // raw operands; elsewhere the cp.async or staged paths stay.
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=tma" | FileCheck %s --check-prefix=TMA
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=TMA
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=XROWS
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=cp.async" | FileCheck %s --check-prefix=CPASYNC
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=auto chip=sm_80" | FileCheck %s --check-prefix=CPASYNC
-// RUN: sed 's/chunk_size = 64/chunk_size = 256/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=tma" | FileCheck %s --check-prefix=STAGED
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=tma p-block=32" | FileCheck %s --check-prefix=CPASYNC
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never copy=tma" | FileCheck %s --check-prefix=TMA
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never" | FileCheck %s --check-prefix=TMA
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never" | FileCheck %s --check-prefix=XROWS
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never copy=cp.async" | FileCheck %s --check-prefix=CPASYNC
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never copy=auto chip=sm_80" | FileCheck %s --check-prefix=CPASYNC
+// RUN: sed 's/chunk_size = 64/chunk_size = 256/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never copy=tma" | FileCheck %s --check-prefix=STAGED
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never copy=tma p-block=32" | FileCheck %s --check-prefix=CPASYNC
 
 // Three descriptors, passed by value (the manifest's default), boxes of one
 // chunk by one 64-column panel of x (by head) and of B and C (by group).

@@ -1,19 +1,19 @@
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=auto" | FileCheck %s
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=auto" | FileCheck %s --check-prefix=GATED
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=NEVER
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=GATED
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never" | FileCheck %s --check-prefix=NEVER
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=always" 2>&1 | FileCheck %s --check-prefixes=ALWAYS,BAD-Z
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never" | FileCheck %s --check-prefix=NEVER
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=auto chip=sm_80" | FileCheck %s --check-prefix=NEVER
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=auto profile=true" | FileCheck %s --check-prefix=NEVER
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="chip=sm_80" | FileCheck %s --check-prefix=NEVER
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="profile=true" | FileCheck %s --check-prefix=NEVER
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=sometimes" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=always chip=sm_80" 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
 
 // The Mamba-2 2.7B layer (80 heads, headdim 64, dstate 128, bf16, D,
-// dt_bias, softplus) with a dynamic batch: with auto the module holds the
-// persistent kernel and `ssd_warp_specialized`, the latter
-// launched where b x 80 blocks reach 4 per SM (derived `warp_specialized`),
+// dt_bias, softplus) with a dynamic batch: by default (auto) the module
+// holds the persistent kernel and `ssd_warp_specialized`, the latter
+// launched where b x 80 blocks reach 2 per SM (derived `warp_specialized`),
 // the former elsewhere.
-// CHECK: derived = {warp_specialized = "min(1, (b * 80) / (num_sms * 4))"}
+// CHECK: derived = {warp_specialized = "min(1, (b * 80) / (num_sms * 2))"}
 // CHECK: name = "ssd_fused"
 // CHECK-SAME: when = "(1 - warp_specialized)"
 // One block of 512 threads (producer, state, two output warpgroups) per
@@ -37,7 +37,7 @@
 // ALWAYS: when = "(1 - warp_specialized)"
 // ALWAYS: name = "ssd_warp_specialized"
 
-// By default (never), on chips other than sm_90a and with profile (which
+// With never, on chips other than sm_90a and with profile (which
 // records the persistent kernel's items), the persistent kernel alone.
 // NEVER-NOT: warp_specialized
 

@@ -1,5 +1,5 @@
 // REQUIRES: ptxas
-// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa" -o %t.mlir
+// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="warp-specialized=never format=isa" -o %t.mlir
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.mlir %t.ptx
 // RUN: %ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: FileCheck %s --input-file=%t.ptx
@@ -8,16 +8,16 @@
 // RUN: grep -cE '^[[:space:]]*(@%p[0-9]+[[:space:]]+)?(atom|red)\.' %t.ptx | FileCheck %s --check-prefix=TWO-RMW
 // RUN: grep -B1 -E '^[[:space:]]*atom\.' %t.ptx | FileCheck %s --check-prefix=ADD-PUBLISH
 // RUN: grep -cE '^[[:space:]]*\.shared' %t.ptx | FileCheck %s --check-prefix=ONE-SHARED
-// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa mma=wgmma copy=cp.async" -o %t.wgmma.mlir
+// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="warp-specialized=never format=isa mma=wgmma copy=cp.async" -o %t.wgmma.mlir
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.wgmma.mlir %t.wgmma.ptx
 // RUN: %ptxas -arch=sm_90a %t.wgmma.ptx -o %t.wgmma.cubin
 // RUN: FileCheck %s --check-prefix=WGMMA --input-file=%t.wgmma.ptx
 // RUN: grep -cE '^[[:space:]]*\.shared' %t.wgmma.ptx | FileCheck %s --check-prefix=ONE-SHARED
-// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa mma=wgmma" -o %t.inplace.mlir
+// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="warp-specialized=never format=isa mma=wgmma" -o %t.inplace.mlir
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.inplace.mlir %t.inplace.ptx
 // RUN: %ptxas -arch=sm_90a %t.inplace.ptx -o %t.inplace.cubin
 // RUN: FileCheck %s --check-prefix=INPLACE --input-file=%t.inplace.ptx
-// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="format=isa copy=tma" -o %t.tma.mlir
+// RUN: ssd-opt %s --ssd-gpu-fused-pipeline="warp-specialized=never format=isa copy=tma" -o %t.tma.mlir
 // RUN: %python %ssd_src_root/scripts/gpu-binary-ptx.py %t.tma.mlir %t.tma.ptx
 // RUN: %ptxas -arch=sm_90a %t.tma.ptx -o %t.tma.cubin
 // RUN: FileCheck %s --check-prefix=TMA --input-file=%t.tma.ptx

@@ -88,9 +88,8 @@ def ConvertSSDFusedToGPU
     cumsum items run, `cb_ready`, `state_turn`); the passed states live in the
     `passed_states` workspace in the state precision, decays in f32.
 
-    With `warp-specialized=auto|always`, beside the persistent kernel,
-    for layers it takes, the module holds
-    `ssd_warp_specialized`: one block per (batch row,
+    Beside the persistent kernel, for layers it takes, the module holds
+    `ssd_warp_specialized` (`warp-specialized=`): one block per (batch row,
     head, 64 head-dimension columns), the state carried on chip through the
     whole sequence by warpgroup roles; its launch condition is the derived
     symbol `warp_specialized`, and the persistent kernels' conditions are
@@ -178,19 +177,18 @@ def ConvertSSDFusedToGPU
            "vectors (ssd.kernel_config prints fold_pieces where it took "
            "pieces)">,
     Option<"warpSpecialized", "warp-specialized", "std::string",
-           /*default=*/"\"never\"",
+           /*default=*/"\"auto\"",
            "Whether the module also holds `ssd_warp_specialized`, the kernel "
            "of one (batch row, head, 64 head-dimension columns) a block by "
            "warpgroup roles (TMA producer, the state in wgmma accumulators, "
            "output warpgroups; chunks of 64 tokens), for layers it takes: "
            "sm_90a, bf16 x/B/C, f32 dt and states, dstate 128, head dims of "
            "whole 64-column blocks, heads in fours, a per-head D, no z, "
-           "cu_seqlens or seq_idx. `auto`: launched, through "
+           "cu_seqlens or seq_idx. `auto` (the default): launched, through "
            "the derived symbol `warp_specialized`, where b x heads x "
-           "headdim / 64 blocks are at least 4 per SM, the persistent "
+           "headdim / 64 blocks are at least 2 per SM, the persistent "
            "kernel elsewhere; `always`: every launch of a layer it takes; "
-           "`never` (the default until the kernel built from the layer has "
-           "run on a GPU): the persistent kernel alone. With `auto` a layer it does "
+           "`never`: the persistent kernel alone. With `auto` a layer it does "
            "not take keeps the persistent kernel alone; with `always` it is "
            "an error that says why">,
     Option<"profile", "profile", "bool", /*default=*/"false",

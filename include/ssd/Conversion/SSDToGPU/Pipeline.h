@@ -60,8 +60,8 @@ struct FusedKernelOptions {
   // ahead (0: the fold's default).
   std::string fold = "auto";
   // The warp-specialised kernel beside the persistent one: auto, always or
-  // never (the default).
-  std::string warpSpecialized = "never";
+  // never.
+  std::string warpSpecialized = "auto";
   int64_t foldLoadsAhead = 0;
 };
 

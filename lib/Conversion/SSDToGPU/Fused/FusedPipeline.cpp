@@ -73,8 +73,8 @@ struct FusedPipelineCLOptions
       *this, "warp-specialized",
       llvm::cl::desc("The warp-specialised kernel beside the persistent "
                      "one: auto (launched where b x heads x headdim / 64 "
-                     "blocks fill the GPU), always or never (the default)"),
-      llvm::cl::init("never")};
+                     "blocks fill the GPU; the default), always or never"),
+      llvm::cl::init("auto")};
   Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("Record the clock at the phase boundaries of every "
