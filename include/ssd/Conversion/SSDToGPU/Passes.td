@@ -336,11 +336,14 @@ def TestWarpSpecializedSSD
     in bf16 each chunk and updates it with a register-A wgmma; warpgroup 2
     (and 3, with `output-groups=2`: alternate chunks) computes C B^T and
     C S^T on wgmma, the causal decay weights in registers, and
-    y = exp(g) C S^T + P x + D x. Arguments: pointers to the tensor maps of
-    C and B ([batch seqlen][groups 128] bf16), x ([batch seqlen][heads
-    headdim] bf16;
-    boxes 64 x 64, 128-byte swizzle) and dt ([batch seqlen][heads] f32, the
-    layer's layout; boxes of 4 heads x 64 tokens, so heads is a multiple of
+    y = exp(g) C S^T + P x + D x; a ragged last chunk takes dt = 0 past the
+    sequence's end and stores no y there. It is the kernel
+    `convert-ssd-fused-to-gpu` adds as `ssd_warp_specialized`
+    (`warp-specialized=`), built from these options alone. Arguments:
+    pointers to the tensor maps of C and B ([batch][seqlen][groups][128]
+    bf16), x ([batch][seqlen][heads][headdim] bf16; boxes of 64 tokens x 64
+    columns, 128-byte swizzle) and dt ([batch][seqlen][heads] f32, the
+    layer's layout; boxes of 64 tokens x 4 heads, so heads is a multiple of
     4), then A, dt's bias and D [heads], the initial states
     [batch][heads][headdim][128] (f32), y [batch][seqlen][heads][headdim]
     (bf16) and the final states (f32). The grid is batch x heads x
@@ -357,7 +360,7 @@ def TestWarpSpecializedSSD
     Option<"groups", "groups", "int64_t", /*default=*/"1",
            "Groups of heads sharing B and C: a divisor of heads">,
     Option<"seqlen", "seqlen", "int64_t", /*default=*/"256",
-           "Tokens per row: a multiple of 64">,
+           "Tokens per row (chunks of 64, the last may be partial)">,
     Option<"stages", "stages", "int64_t", /*default=*/"2",
            "Shared-memory stages of the input ring: 2 to 4">,
     Option<"outputGroups", "output-groups", "int64_t", /*default=*/"1",
