@@ -89,9 +89,16 @@ struct SSDProblem {
 /// 128 and 256).
 inline constexpr int64_t kMaxHeadDim = 256;
 inline constexpr int64_t kMaxDState = 256;
+/// The dynamic shared memory one block may hold on sm_90 (227 KB, with the
+/// opt-in attribute the runtime sets).
+inline constexpr int64_t kMaxSharedBytesPerBlock = 232448;
 /// The most heads: a kernel grid dimension holds the heads alone (CUDA's
 /// limit on grid y and z), and larger counts overflow the workspace sizes.
 inline constexpr int64_t kMaxHeads = 65535;
+
+/// The manifest's name of an element type: f32, bf16, f16, i32, i64
+/// (else "unknown").
+llvm::StringRef dtypeName(mlir::Type t);
 
 /// Why the GPU kernels cannot take the problem's static sizes (chunk size,
 /// headdim, dstate, nheads), naming the size and the limit; empty when they

@@ -17,8 +17,6 @@ using namespace mlir;
 namespace ssd {
 namespace gpu_lowering {
 
-namespace {
-
 StringRef dtypeName(Type t) {
   if (t.isF32())
     return "f32";
@@ -32,6 +30,8 @@ StringRef dtypeName(Type t) {
     return "i64";
   return "unknown";
 }
+
+namespace {
 
 /// An expression: an integer attribute when it is a plain number.
 Attribute expr(Builder &b, StringRef text) {

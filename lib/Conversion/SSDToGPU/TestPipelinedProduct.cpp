@@ -38,7 +38,6 @@ constexpr int64_t kSliceDepth = kSwizzlePanel; // one 128-byte swizzled row
 constexpr int64_t kRowBytes = 2 * kSliceDepth;
 constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
 /// Shared memory a block may hold on sm_90 (227 KB).
-constexpr int64_t kSharedLimit = 232448;
 
 struct TestPipelinedProductPass
     : ssd::impl::TestPipelinedProductBase<TestPipelinedProductPass> {
@@ -70,11 +69,11 @@ struct TestPipelinedProductPass
                  " (whole swizzled slices), got " + Twine(k));
     if (stages < 2 || stages > 8)
       return bad("stages must be 2 to 8, got " + Twine(stages));
-    if (sharedBytes() > kSharedLimit)
+    if (sharedBytes() > kMaxSharedBytesPerBlock)
       return bad(Twine(stages) + " stages of " + Twine(stageBytes()) +
                  " bytes need " + Twine(sharedBytes()) +
-                 " bytes of shared memory, over the " + Twine(kSharedLimit) +
-                 " a block may hold");
+                 " bytes of shared memory, over the " +
+                 Twine(kMaxSharedBytesPerBlock) + " a block may hold");
     return success();
   }
 

@@ -39,13 +39,6 @@ Shape layerShape(const SSDProblem &p) {
   return s;
 }
 
-std::string typeName(Type t) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << t;
-  return text;
-}
-
 } // namespace
 
 std::string unsupportedLayer(const SSDProblem &p, StringRef chip) {
@@ -53,12 +46,12 @@ std::string unsupportedLayer(const SSDProblem &p, StringRef chip) {
     return "it needs chip sm_90a (TMA, wgmma, setmaxnreg), got '" + chip.str() +
            "'";
   if (!p.elementType.isBF16())
-    return "x, B and C must be bf16, got " + typeName(p.elementType);
+    return "x, B and C must be bf16, got " + dtypeName(p.elementType).str();
   if (const BufferSpec *dt = p.find("dt");
       !dt || !dt->type.getElementType().isF32())
     return "dt must be f32";
   if (!p.stateType.isF32())
-    return "the states must be f32, got " + typeName(p.stateType);
+    return "the states must be f32, got " + dtypeName(p.stateType).str();
   if (p.state != kState)
     return "dstate must be " + std::to_string(kState) + ", got " +
            std::to_string(p.state);

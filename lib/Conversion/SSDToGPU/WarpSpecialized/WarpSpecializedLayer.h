@@ -22,7 +22,7 @@ inline constexpr llvm::StringLiteral kLaunchSymbol = "warp_specialized";
 
 /// Blocks per SM the grid must give (b x heads x p-blocks >= this x
 /// num_sms) for the `auto` launch condition to take the kernel: on the
-/// H100 it was 1.20x faster than the persistent kernel at 2.4 blocks a SM
+/// H100 it was 1.24x faster than the persistent kernel at 2.4 blocks a SM
 /// (Mamba-2 2.7B, b4 16K) and 1.07x slower at 1.2 (b2), 1.04x at 0.6 (b1;
 /// bench/results/2026-12-06-3d6fdde-h100-warp-specialized-product.json).
 inline constexpr int64_t kAutoBlocksPerSM = 2;

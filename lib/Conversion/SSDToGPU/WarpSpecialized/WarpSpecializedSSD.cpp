@@ -42,7 +42,6 @@ constexpr int64_t kStageBytes =
     (kStageCopyBytes + kSwizzleAlign - 1) / kSwizzleAlign * kSwizzleAlign;
 /// The published state: 64 rows (p) of 128 bf16 (n), two panels.
 constexpr int64_t kPublishedBytes = 2 * kPanelBytes;
-constexpr int64_t kSharedLimit = 232448;
 
 /// A head's parameters: A, dt's bias and the skip weight D, and its
 /// column in a stage's dt box.
@@ -510,6 +509,10 @@ public:
   void emit(KernelFunc &kernel);
 
 private:
+  /// This block's (row, head, p-block), its head's group, and the
+  /// sequence's length and chunk count.
+  void locateBlock();
+
   Emitter &e;
   const Shape &shape;
   const Operands &ops;
@@ -520,6 +523,20 @@ private:
 };
 
 } // namespace
+
+void RoleBuilder::locateBlock() {
+  // Block (row, head, p-block), the p-blocks of a head adjacent so that
+  // they read its B and C rows close in time.
+  int64_t pBlocks = shape.headDim / kPBlock;
+  Value block = e.blockId(gpu::Dimension::x);
+  Value chain = e.div(block, e.idx(pBlocks));
+  p0 = e.mul(e.rem(block, e.idx(pBlocks)), kPBlock);
+  row = e.div(chain, e.idx(shape.heads));
+  head = e.rem(chain, e.idx(shape.heads));
+  group = e.div(head, e.idx(shape.heads / shape.groups));
+  seqLen = e.dim(ops.y, 1);
+  numChunks = e.div(e.add(seqLen, e.idx(kChunk - 1)), e.idx(kChunk));
+}
 
 void RoleBuilder::emit(KernelFunc &kernel) {
   kernel.useSharedArena();
@@ -535,17 +552,7 @@ void RoleBuilder::emit(KernelFunc &kernel) {
   });
   e.barrier();
 
-  // Block (row, head, p-block), the p-blocks of a head adjacent so that
-  // they read its B and C rows close in time.
-  int64_t pBlocks = shape.headDim / kPBlock;
-  Value block = e.blockId(gpu::Dimension::x);
-  Value chain = e.div(block, e.idx(pBlocks));
-  p0 = e.mul(e.rem(block, e.idx(pBlocks)), kPBlock);
-  row = e.div(chain, e.idx(shape.heads));
-  head = e.rem(chain, e.idx(shape.heads));
-  group = e.div(head, e.idx(shape.heads / shape.groups));
-  seqLen = e.dim(ops.y, 1);
-  numChunks = e.div(e.add(seqLen, e.idx(kChunk - 1)), e.idx(kChunk));
+  locateBlock();
   Value role = e.div(tid, e.idx(kGroupThreads));
   HeadParams params{
       e.load(ops.a, {head}), ops.dtBias ? e.load(ops.dtBias, {head}) : Value(),
@@ -607,9 +614,9 @@ std::string unsupportedShape(const Shape &shape) {
        << shape.stages;
   else if (shape.outputGroups < 1 || shape.outputGroups > 2)
     os << "output warpgroups must be 1 or 2, got " << shape.outputGroups;
-  else if (sharedBytes(shape) > kSharedLimit)
+  else if (sharedBytes(shape) > kMaxSharedBytesPerBlock)
     os << shape.stages << " stages need " << sharedBytes(shape)
-       << " bytes of shared memory, over the " << kSharedLimit
+       << " bytes of shared memory, over the " << kMaxSharedBytesPerBlock
        << " a block may hold";
   return why;
 }
