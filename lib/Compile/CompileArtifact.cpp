@@ -75,6 +75,9 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
       {!options.fold.empty(), "--fold", "fold", options.fold},
       {!options.warpSpecialized.empty(), "--warp-specialized",
        "warp-specialized", options.warpSpecialized},
+      {options.warpSpecializedPieces != 0, "--warp-specialized-pieces",
+       "warp-specialized-pieces",
+       std::to_string(options.warpSpecializedPieces)},
   };
   for (const FusedFlag &flag : fusedFlags) {
     if (!flag.given)

@@ -140,6 +140,9 @@ static JsonValue compilerJson(const LayerSpec &spec,
     if (!options.warpSpecialized.empty() && options.warpSpecialized != "auto")
       opts.add("warp_specialized",
                JsonValue::makeString(options.warpSpecialized));
+    if (options.warpSpecializedPieces > 0)
+      opts.add("warp_specialized_pieces",
+               JsonValue::makeInteger(options.warpSpecializedPieces));
   }
   opts.add("target", JsonValue::makeString(options.target));
   // An infinite HI is null, as case.json writes it.

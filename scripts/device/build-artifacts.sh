@@ -18,10 +18,13 @@
 #                                      TMA), fused-cluster: clusters of two blocks
 #                                      (--cluster 2; layers it cannot pair leave
 #                                      DIR.skipped with the compiler's reason
-#                                      instead of DIR), fused-ws: every launch on
-#                                      the warp-specialised kernel
-#                                      (--warp-specialized always; layers it does
-#                                      not take leave DIR.skipped), case, chunk
+#                                      instead of DIR), fused-ws: the
+#                                      warp-specialised kernels (--warp-specialized
+#                                      always; layers they do not take leave
+#                                      DIR.skipped), fused-ws-pieces: the same with
+#                                      every sequence in 3 pieces; the other fused
+#                                      variants pin the persistent kernel
+#                                      (--warp-specialized never); case, chunk
 #                                      size, dtype;
 #                                      with fused among the variants, also
 #                                      fused-small-chunks: the fused kernel at
@@ -60,7 +63,7 @@ compile=$build/bin/ssd-compile
 rm -rf "$out"
 status=0
 built=0
-variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk fused-cluster fused-ws}
+variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk fused-cluster fused-ws fused-ws-pieces}
 mkdir -p "$out/golden" "$out/tile-products"
 for variant in $variants; do mkdir -p "$out/golden-art/$variant"; done
 
@@ -100,19 +103,23 @@ PY
 
 # The ssd-compile flags of a variant.
 variant_flags() {
+  # The persistent kernel's variants say never: by default a layer the
+  # warp-specialised kernels take gets those alone (fused-ws, fused-ws-pieces).
+  local persistent="--strategy fused --warp-specialized never"
   case $1 in
     unfused) echo "--strategy unfused" ;;
-    fused) echo "--strategy fused" ;;
-    fused-segment) echo "--strategy fused --state-chain segment" ;;
-    fused-lookback) echo "--strategy fused --state-chain lookback" ;;
-    fused-chunk) echo "--strategy fused --state-chain chunk" ;;
-    fused-lookback-f16state) echo "--strategy fused --state-chain lookback --state-dtype f16" ;;
-    fused-f16state) echo "--strategy fused --state-dtype f16" ;;
-    fused-wgmma) echo "--strategy fused --mma wgmma" ;;
-    fused-state-mmasync) echo "--strategy fused --state-mma mma.sync" ;;
-    fused-cp-async) echo "--strategy fused --copy cp.async" ;;
-    fused-cluster) echo "--strategy fused --cluster 2" ;;
+    fused) echo "$persistent" ;;
+    fused-segment) echo "$persistent --state-chain segment" ;;
+    fused-lookback) echo "$persistent --state-chain lookback" ;;
+    fused-chunk) echo "$persistent --state-chain chunk" ;;
+    fused-lookback-f16state) echo "$persistent --state-chain lookback --state-dtype f16" ;;
+    fused-f16state) echo "$persistent --state-dtype f16" ;;
+    fused-wgmma) echo "$persistent --mma wgmma" ;;
+    fused-state-mmasync) echo "$persistent --state-mma mma.sync" ;;
+    fused-cp-async) echo "$persistent --copy cp.async" ;;
+    fused-cluster) echo "$persistent --cluster 2" ;;
     fused-ws) echo "--strategy fused --warp-specialized always" ;;
+    fused-ws-pieces) echo "--strategy fused --warp-specialized always --warp-specialized-pieces 3" ;;
   esac
 }
 
@@ -124,7 +131,7 @@ compile_one() { # compile_one VARIANT DIR FLAGS...
     rm -f "$dir.err"
     built=$((built + 1))
   elif { [ "$variant" = fused-cluster ] && grep -q "cluster=2 " "$dir.err"; } ||
-       { [ "$variant" = fused-ws ] && grep -q "warp-specialized=always" "$dir.err"; }; then
+       { [[ "$variant" == fused-ws* ]] && grep -q "warp-specialized=always" "$dir.err"; }; then
     # The layer has no TMA rows or cannot be paired, or the warp-specialised
     # kernel does not take it: the compiler says why.
     mv "$dir.err" "$dir.skipped"

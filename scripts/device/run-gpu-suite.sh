@@ -109,7 +109,7 @@ run_step tile-products python3 "$src/scripts/device/run_tile_products.py" "$art/
 # The golden cases at chunks 64, 128, 256 in f32, bf16, f16 for each
 # variant; where build-artifacts.sh built them, the default fused kernel's
 # at chunks 16 and 32 (f32, bf16) as the variant fused-small-chunks.
-variants=${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk fused-cluster fused-ws}
+variants=${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk fused-cluster fused-ws fused-ws-pieces}
 [ -d "$art/golden-art/fused-small-chunks" ] && variants="$variants fused-small-chunks"
 for variant in $variants; do
   state_flags=()
@@ -144,7 +144,7 @@ done
 # Sequences without tokens: every state passes through, on each strategy's
 # artifact (the fused kernel runs its init and final items only).
 empty_sequence=()
-for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-chunk fused-ws}; do
+for variant in ${SSD_SUITE_VARIANTS:-unfused fused fused-chunk fused-ws fused-ws-pieces}; do
   [ -d "$art/empty-sequence/$variant" ] && empty_sequence+=("$art/empty-sequence/$variant")
 done
 if [ ${#empty_sequence[@]} -gt 0 ]; then

@@ -49,6 +49,7 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                    [--copy auto|cp.async|tma] [--p-block R] [--cluster 1|2]
                    [--fold auto|pieces|vectors] [--fold-loads-ahead N]
                    [--warp-specialized auto|always|never]
+                   [--warp-specialized-pieces N]
                    [--profile] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
@@ -165,13 +166,20 @@ cl::opt<std::string> fold(
 
 cl::opt<std::string> warpSpecialized(
     "warp-specialized",
-    cl::desc("fused only: whether the artifact also holds the "
-             "warp-specialised kernel (one batch row, head and 64 head-"
-             "dimension columns a block; sm_90a, bf16, dstate 128, no z, "
-             "varlen or seq_idx): auto (default: launched where b x heads x "
-             "headdim / 64 is at least 2 blocks per SM), always (every "
-             "launch; an error for a layer it cannot take) or never"),
+    cl::desc("fused only: whether the artifact holds the warp-specialised "
+             "kernels instead of the persistent one (one piece of a "
+             "sequence, batch row, head and 64 head-dimension columns a "
+             "block; sm_90a, bf16, dstate 128, no z, varlen or seq_idx): "
+             "auto (default: for the layers they take), always (an error "
+             "for a layer they cannot take) or never"),
     cl::value_desc("W"), cl::cat(category));
+
+cl::opt<int64_t> warpSpecializedPieces(
+    "warp-specialized-pieces",
+    cl::desc("fused only: pieces the warp-specialised kernel cuts each "
+             "sequence into, 1 to 64 (default: chosen at launch from the "
+             "batch, the SM count and L)"),
+    cl::value_desc("N"), cl::cat(category));
 
 cl::opt<int64_t> foldLoadsAhead(
     "fold-loads-ahead",
@@ -310,6 +318,12 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
     return "--warp-specialized: unknown choice '" + warpSpecialized +
            "' (expected auto, always or never)";
   options.warpSpecialized = warpSpecialized;
+  if (given(warpSpecializedPieces)) {
+    if (warpSpecializedPieces < 1 || warpSpecializedPieces > 64)
+      return "--warp-specialized-pieces: expected 1 to 64, got '" +
+             std::to_string(warpSpecializedPieces) + "'";
+    options.warpSpecializedPieces = warpSpecializedPieces;
+  }
   options.profile = profile;
   return std::nullopt;
 }

@@ -51,6 +51,9 @@ struct CompileOptions {
   /// Whether the fused strategy adds its warp-specialised kernel (auto,
   /// always or never); empty: the pipeline's default (auto).
   std::string warpSpecialized;
+  /// Pieces a sequence for the warp-specialised kernel (1 to 64); 0: the
+  /// pipeline's default (chosen at launch).
+  int64_t warpSpecializedPieces = 0;
   /// The fused kernel records its chain items' phase clocks in the
   /// `chain_profile` workspace (a diagnostic build; state-chain chunk).
   bool profile = false;

@@ -4,11 +4,11 @@
 // half of their panels (panel r by rank r) into both blocks' shared memory
 // by TMA multicast. C's panels overwrite B's only once both blocks have read
 // B (a third mbarrier, one arrival from each block).
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="cluster=2" | FileCheck %s
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never cluster=2" | FileCheck %s
 // The look-back kernel takes the same pairs.
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="cluster=2 state-chain=lookback" | FileCheck %s --check-prefix=LOOKBACK
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never cluster=2 state-chain=lookback" | FileCheck %s --check-prefix=LOOKBACK
 // Without clusters nothing of it is emitted.
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=NONE
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never" | FileCheck %s --check-prefix=NONE
 
 // The launch: the manifest's cluster, which the runtime launches with.
 // CHECK: ssd.launch = {{{.*}}kernels = [{block = [256], cluster = [2], grid = ["num_sms * 2"], name = "ssd_fused"

@@ -9,16 +9,16 @@
 // Defaults: 4 pieces ahead with f32 states (PIECES), one vector at a time
 // with fold=vectors (EACH), two vectors ahead with f16 states (F16),
 // unless the option says 1 (F16-EACH).
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=chunk fold=vectors fold-loads-ahead=2" | FileCheck %s --check-prefix=AHEAD
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=chunk fold=vectors" | FileCheck %s --check-prefix=EACH
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=chunk" | FileCheck %s --check-prefix=PIECES
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=chunk fold=pieces fold-loads-ahead=1" | FileCheck %s --check-prefix=PIECES-ONE
-// RUN: sed -e 's/x128xf32>/x128xf16>/g' -e 's/dt_softplus}/dt_softplus, state_type = f16}/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=chunk" | FileCheck %s --check-prefix=F16
-// RUN: sed -e 's/x128xf32>/x128xf16>/g' -e 's/dt_softplus}/dt_softplus, state_type = f16}/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=chunk fold-loads-ahead=1" | FileCheck %s --check-prefix=F16-EACH
-// RUN: sed -e 's/x128xf32>/x128xf16>/g' -e 's/dt_softplus}/dt_softplus, state_type = f16}/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=chunk fold=pieces" | FileCheck %s --check-prefix=F16-PIECES
-// RUN: not ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="fold-loads-ahead=-1" 2>&1 | FileCheck %s --check-prefix=LOW
-// RUN: not ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="fold-loads-ahead=9" 2>&1 | FileCheck %s --check-prefix=HIGH
-// RUN: not ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="fold=rows" 2>&1 | FileCheck %s --check-prefix=BADFOLD
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=chunk fold=vectors fold-loads-ahead=2" | FileCheck %s --check-prefix=AHEAD
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=chunk fold=vectors" | FileCheck %s --check-prefix=EACH
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=chunk" | FileCheck %s --check-prefix=PIECES
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=chunk fold=pieces fold-loads-ahead=1" | FileCheck %s --check-prefix=PIECES-ONE
+// RUN: sed -e 's/x128xf32>/x128xf16>/g' -e 's/dt_softplus}/dt_softplus, state_type = f16}/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=chunk" | FileCheck %s --check-prefix=F16
+// RUN: sed -e 's/x128xf32>/x128xf16>/g' -e 's/dt_softplus}/dt_softplus, state_type = f16}/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=chunk fold-loads-ahead=1" | FileCheck %s --check-prefix=F16-EACH
+// RUN: sed -e 's/x128xf32>/x128xf16>/g' -e 's/dt_softplus}/dt_softplus, state_type = f16}/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=chunk fold=pieces" | FileCheck %s --check-prefix=F16-PIECES
+// RUN: not ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never fold-loads-ahead=-1" 2>&1 | FileCheck %s --check-prefix=LOW
+// RUN: not ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never fold-loads-ahead=9" 2>&1 | FileCheck %s --check-prefix=HIGH
+// RUN: not ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never fold=rows" 2>&1 | FileCheck %s --check-prefix=BADFOLD
 
 // AHEAD: gpu.func @ssd_fused({{.*}}%[[SLOTS:arg[0-9]+]]: memref<1x2x80x64x128xf32>, %{{.*}}: memref<1xi32>
 // AHEAD-SAME: fold_loads_ahead = 2 : i64

@@ -4,10 +4,10 @@
 // chunk state's output tile, 16-byte pieces of slot(c) in and slot(c + 1)
 // out of the two-slot ring, for fp32 and fp16 states alike (from the
 // fragments, 8-byte pairs into the ring were 20% slower on the H200).
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=F32
-// RUN: sed -e 's/x128xf32>/x128xf16>/g' -e 's/dt_softplus}/dt_softplus, state_type = f16}/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=F16
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never" | FileCheck %s --check-prefix=F32
+// RUN: sed -e 's/x128xf32>/x128xf16>/g' -e 's/dt_softplus}/dt_softplus, state_type = f16}/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never" | FileCheck %s --check-prefix=F16
 // Without raw operands (state-chain=segment) both stay on the output tile.
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=segment" | FileCheck %s --check-prefix=TILE
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=segment" | FileCheck %s --check-prefix=TILE
 
 // F32: ssd.kernel_config = {{{.*}}operands = "tma", p_block = 64 : i64, shared_memory = 103984 : i64
 // Under the turn (after C's copy starts, 32768 bytes): slot(c) in, slot(c

@@ -6,12 +6,12 @@
 // every kind also writes one record of the `item_log` workspace, i64
 // [tickets, 4]: its kind, its SM and thread 0's %globaltimer at its start
 // and end.
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="profile=true" | FileCheck %s
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="profile=true" | FileCheck %s --check-prefix=LOG
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never profile=true" | FileCheck %s
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never profile=true" | FileCheck %s --check-prefix=LOG
 // Without it: no workspace, no clock.
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=OFF
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never" | FileCheck %s --check-prefix=OFF
 // The segment chain's items are not profiled: a clear error.
-// RUN: not ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="profile=true state-chain=segment" 2>&1 | FileCheck %s --check-prefix=SEGMENT
+// RUN: not ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never profile=true state-chain=segment" 2>&1 | FileCheck %s --check-prefix=SEGMENT
 
 // CHECK: {dtype = "i64", name = "chain_profile", shape = [1, "nc", 80, 1, 13]}
 // CHECK: gpu.func @ssd_fused(

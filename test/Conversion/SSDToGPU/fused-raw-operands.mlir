@@ -1,10 +1,10 @@
 // When the chain item takes x, B and C through cp.async copies (raw
 // operands): mma.sync, the per-chunk chain, 16-bit inputs, and only while
 // two blocks still fit on an SM.
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="copy=cp.async" | FileCheck %s --check-prefix=RAW
-// RUN: sed 's/chunk_size = 64/chunk_size = 256/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=STAGED
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="state-chain=segment" | FileCheck %s --check-prefix=STAGED
-// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="mma=wgmma" | FileCheck %s --check-prefix=STAGED
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never copy=cp.async" | FileCheck %s --check-prefix=RAW
+// RUN: sed 's/chunk_size = 64/chunk_size = 256/' %s | ssd-opt --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never" | FileCheck %s --check-prefix=STAGED
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never state-chain=segment" | FileCheck %s --check-prefix=STAGED
+// RUN: ssd-opt %s --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never mma=wgmma" | FileCheck %s --check-prefix=STAGED
 
 // Chunk 64: 79920 bytes, x rows [64][72], B/C rows [64][136], the x w
 // stages and the chunk state's output tile, which the fold reads (the

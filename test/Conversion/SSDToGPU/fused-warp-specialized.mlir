@@ -7,39 +7,90 @@
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="profile=true" | FileCheck %s --check-prefix=NEVER
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=sometimes" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=always chip=sm_80" 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-pieces=3" | FileCheck %s --check-prefix=PIECES3
+// RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-pieces=65" 2>&1 | FileCheck %s --check-prefix=BAD-PIECES
 
 // The Mamba-2 2.7B layer (80 heads, headdim 64, dstate 128, bf16, D,
 // dt_bias, softplus) with a dynamic batch: by default (auto) the module
-// holds the persistent kernel and `ssd_warp_specialized`, the latter
-// launched where b x 80 blocks reach 2 per SM (derived `warp_specialized`),
-// the former elsewhere.
-// CHECK: derived = {warp_specialized = "min(1, (b * 80) / (num_sms * 2))"}
-// CHECK: name = "ssd_fused"
-// CHECK-SAME: when = "(1 - warp_specialized)"
-// One block of 512 threads (producer, state, two output warpgroups) per
-// (row, head): A, dt_bias, D, y and the final states as memrefs, then the
-// TMA maps of C, B, x (a chunk of 64 rows by a 64-column panel, 128-byte
-// swizzle) and dt (64 tokens by 4 heads, unswizzled), in 160816 bytes of
-// dynamic shared memory (3 stages).
-// CHECK-SAME: {block = [512], grid = ["b * 80"], name = "ssd_warp_specialized", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "C"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 4], kind = "tma", swizzle = "none", tensor = "dt"}], shared_memory = 160816 : i64, when = "warp_specialized"}
-// CHECK: gpu.func @ssd_fused(
-// CHECK: gpu.func @ssd_warp_specialized(%{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %[[Y:.*]]: memref<?x?x80x64xbf16>, %{{.*}}: memref<?x80x64x128xf32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
+// holds the warp-specialised kernels alone. The pieces a sequence is cut
+// into are chosen at launch: ws_chains blocks a piece, at most one piece a
+// 640 tokens, the count of 1 to 8 the wave model scores least (score x 16
+// + count, the count in the low 4 bits).
+// CHECK: derived = {ws_chains = "b * 80", ws_max_pieces = "max(1, L / 640)", ws_pieces = "min(min(min(min(min(min(min(((840 * ceildiv(ws_chains * 1, num_sms) + 714 * ceildiv(ws_chains * 0, 2 * num_sms)) / 1 + 2 + 100000 * min(1, 0 / ws_max_pieces)) * 16 + 1, ((840 * ceildiv(ws_chains * 2, num_sms) + 714 * ceildiv(ws_chains * 1, 2 * num_sms)) / 2 + 4 + 100000 * min(1, 1 / ws_max_pieces)) * 16 + 2),
+// CHECK-SAME: ((840 * ceildiv(ws_chains * 8, num_sms) + 714 * ceildiv(ws_chains * 7, 2 * num_sms)) / 8 + 16 + 100000 * min(1, 7 / ws_max_pieces)) * 16 + 8) % 16"}
+// The piece states first, where there are two pieces or more: a state
+// warpgroup and a producer warp (160 threads) per (piece but the last,
+// row, head), with B, x and dt by TMA (4 stages, 103472 bytes).
+// CHECK-SAME: kernels = [{block = [160], grid = ["b * 80 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "workspace", name = "piece_states"}, {abi = "memref", kind = "workspace", name = "piece_decays"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 4], kind = "tma", swizzle = "none", tensor = "dt"}], shared_memory = 103472 : i64, when = "min(1, ws_pieces - 1)"},
+// Then one block of 512 threads (producer, state, two output warpgroups)
+// per (piece, row, head): A, dt_bias, D, y, the final states and the
+// pieces' workspaces as memrefs, then the TMA maps of C, B, x (a chunk of
+// 64 rows by a 64-column panel, 128-byte swizzle) and dt (64 tokens by 4
+// heads, unswizzled), in 160816 bytes of dynamic shared memory (3
+// stages); every launch.
+// CHECK-SAME: {block = [512], grid = ["b * 80 * ws_pieces"], name = "ssd_warp_specialized", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "piece_states"}, {abi = "memref", kind = "workspace", name = "piece_decays"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "C"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 4], kind = "tma", swizzle = "none", tensor = "dt"}], shared_memory = 160816 : i64}]
+// No persistent kernel's workspaces: a state per piece but the last, a
+// decay per piece.
+// CHECK-SAME: workspaces = [{dtype = "f32", name = "piece_states", shape = ["b", 80, "ws_pieces - 1", 64, 128]}, {dtype = "f32", name = "piece_decays", shape = ["b", 80, "ws_pieces"]}]
+// CHECK-NOT: gpu.func @ssd_fused
+
+// The piece states' kernel: two blocks a SM.
+// CHECK: gpu.func @ssd_warp_specialized_piece_states(%{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %[[PY:.*]]: memref<?x?x80x64xbf16>, %[[PSTATES:.*]]: memref<?x80x?x64x128xf32>, %[[PDECAYS:.*]]: memref<?x80x?xf32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
+// CHECK-SAME: known_block_size = array<i32: 160, 1, 1>, nvvm.minctasm = 2 : i32
+// Its block's piece: block / (b x 80); the pieces from piece_decays.
+// CHECK: %[[PB:.*]] = memref.dim %[[PY]], %c0
+// CHECK: %[[PCHAINS:.*]] = arith.muli %[[PB]], %c80
+// CHECK: %[[PPIECE:.*]] = arith.divui %block_id_x, %[[PCHAINS]]
+// CHECK: %[[PPIECES:.*]] = memref.dim %[[PDECAYS]], %c2
+// Its walk over the piece's chunks, last first, carrying the sum and the
+// decay after the chunk.
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[R:.*]] = %cst{{.*}}) -> (!llvm.struct<{{.*}}>, f32)
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: arith.addf %[[R]], %{{.*}} : f32
+// The piece's state and decay.
+// CHECK: vector.store %{{.*}}, %[[PSTATES]][%{{.*}}, %{{.*}}, %[[PPIECE]], %{{.*}}, %{{.*}}]
+// CHECK: memref.store %{{.*}}, %[[PDECAYS]][%{{.*}}, %{{.*}}, %[[PPIECE]]] : memref<?x80x?xf32>
+
+// CHECK: gpu.func @ssd_warp_specialized(%{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %[[Y:.*]]: memref<?x?x80x64xbf16>, %{{.*}}: memref<?x80x64x128xf32>, %[[STATES:.*]]: memref<?x80x?x64x128xf32>, %[[DECAYS:.*]]: memref<?x80x?xf32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
 // The descriptors' positions among the lowered arguments, for
 // ssd-tma-descriptors-by-value; one resident block a SM (setmaxnreg).
-// CHECK-SAME: known_block_size = array<i32: 512, 1, 1>, nvvm.minctasm = 1 : i32, ssd.lowered_arg_count = 41 : i64, ssd.tma_descriptors = array<i64: 37, 38, 39, 40>
-// The sequence's length from y, its chunks of 64 tokens rounded up.
+// CHECK-SAME: known_block_size = array<i32: 512, 1, 1>, nvvm.minctasm = 1 : i32, ssd.lowered_arg_count = 63 : i64, ssd.tma_descriptors = array<i64: 59, 60, 61, 62>
+// The block's piece, and the sequence's length from y, its chunks of 64
+// tokens rounded up, ceil(chunks / pieces) a piece.
+// CHECK: %[[B:.*]] = memref.dim %[[Y]], %c0
+// CHECK: %[[CHAINS:.*]] = arith.muli %[[B]], %c80
+// CHECK: %[[PIECE:.*]] = arith.divui %block_id_x, %[[CHAINS]]
 // CHECK: %[[L:.*]] = memref.dim %[[Y]], %c1
 // CHECK: %[[END:.*]] = arith.addi %[[L]], %c63 : index
-// CHECK-NEXT: arith.divui %[[END]], %c64{{.*}} : index
-// CHECK-COUNT-4: nvvm.setmaxregister
+// CHECK-NEXT: %[[CHUNKS:.*]] = arith.divui %[[END]], %c64{{.*}} : index
+// CHECK: %[[PIECES:.*]] = memref.dim %[[DECAYS]], %c2
+// CHECK: arith.divui %{{.*}}, %[[PIECES]] : index
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.setmaxregister increase 232
+// The state role enters with the state carried over the pieces before
+// its own: S = exp(decay_j) S + S_j.
+// CHECK: scf.for %[[J:.*]] = %c0{{.*}} to %[[PIECE]] step %c1
+// CHECK: %[[DECAY:.*]] = memref.load %[[DECAYS]][%{{.*}}, %{{.*}}, %[[J]]]
+// CHECK-NEXT: math.exp %[[DECAY]]
+// CHECK: vector.load %[[STATES]][%{{.*}}, %{{.*}}, %[[J]], %{{.*}}, %{{.*}}]
+// CHECK: math.fma
+// The final state from the last piece alone.
+// CHECK: %[[LAST:.*]] = arith.subi %[[PIECES]], %c1
+// CHECK: arith.cmpi eq, %[[PIECE]], %[[LAST]]
 
-// ALWAYS: derived = {warp_specialized = "1"}
-// ALWAYS: when = "(1 - warp_specialized)"
+// warp-specialized-pieces: a fixed count.
+// PIECES3: derived = {ws_pieces = "3"}
+// PIECES3: name = "ssd_warp_specialized_piece_states"
+// PIECES3: grid = ["b * 80 * ws_pieces"], name = "ssd_warp_specialized"
+// BAD-PIECES: convert-ssd-fused-to-gpu: warp-specialized-pieces must be 0 (chosen at launch) to 64, got 65
+
+// ALWAYS-NOT: gpu.func @ssd_fused
 // ALWAYS: name = "ssd_warp_specialized"
 
 // With never, on chips other than sm_90a and with profile (which
 // records the persistent kernel's items), the persistent kernel alone.
 // NEVER-NOT: warp_specialized
+// NEVER-NOT: ws_pieces
 
 // BAD: convert-ssd-fused-to-gpu: warp-specialized must be 'auto', 'always' or 'never', got 'sometimes'
 // BAD-CHIP: convert-ssd-fused-to-gpu: warp-specialized=always, but the warp-specialised kernel cannot take the layer: it needs chip sm_90a (TMA, wgmma, setmaxnreg), got 'sm_80'
@@ -55,7 +106,7 @@ func.func @mamba2(%x: tensor<?x?x80x64xbf16>, %dt: tensor<?x?x80xf32>, %A: tenso
 // the persistent kernel alone, always says why.
 // GATED: gpu.func @ssd_warp_specialized(
 // GATED: gpu.container_module
-// GATED-NOT: warp_specialized
+// GATED-NOT: ws_pieces
 // GATED: gpu.func @ssd_fused(
 // GATED-NOT: gpu.func @ssd_warp_specialized
 // BAD-Z: warp-specialized=always, but the warp-specialised kernel cannot take the layer: the layer has z

@@ -88,13 +88,16 @@ def ConvertSSDFusedToGPU
     cumsum items run, `cb_ready`, `state_turn`); the passed states live in the
     `passed_states` workspace in the state precision, decays in f32.
 
-    Beside the persistent kernel, for layers it takes, the module holds
-    `ssd_warp_specialized` (`warp-specialized=`): one block per (batch row,
-    head, 64 head-dimension columns), the state carried on chip through the
-    whole sequence by warpgroup roles; its launch condition is the derived
-    symbol `warp_specialized`, and the persistent kernels' conditions are
-    multiplied by `1 - warp_specialized`, so that every launch runs one
-    kernel.
+    For the layers they take, the module holds the warp-specialised
+    kernels instead (`warp-specialized=`): `ssd_warp_specialized`, one
+    block per (piece of a sequence, batch row, head, 64 head-dimension
+    columns), the state carried on chip through the piece by warpgroup
+    roles, and `ssd_warp_specialized_piece_states` before it (launched
+    where there are two pieces or more), each piece's state and decay from
+    B, x and dt alone into the `piece_states` and `piece_decays`
+    workspaces; the derived symbol `ws_pieces` is the pieces a sequence
+    (`warp-specialized-pieces=`, or chosen at launch from the batch, L and
+    the SM count).
 
     The launch is described by `ssd.launch` in the schema of
     `convert-ssd-to-gpu` (docs/runtime.md). Matrix products use mma.sync
@@ -176,21 +179,30 @@ def ConvertSSDFusedToGPU
            "tile of whole pieces per thread; elsewhere the fold takes "
            "vectors (ssd.kernel_config prints fold_pieces where it took "
            "pieces)">,
+    Option<"warpSpecializedPieces", "warp-specialized-pieces", "int64_t",
+           /*default=*/"0",
+           "Pieces the warp-specialised kernel cuts each sequence into "
+           "(1 to 64; 0, the default: chosen at launch from the batch, the "
+           "SM count and L, up to 8): a first kernel walks every piece but "
+           "the last for its state alone, and the SSD kernel's blocks of a "
+           "piece enter with the state carried over the ones before">,
     Option<"warpSpecialized", "warp-specialized", "std::string",
            /*default=*/"\"auto\"",
-           "Whether the module also holds `ssd_warp_specialized`, the kernel "
-           "of one (batch row, head, 64 head-dimension columns) a block by "
-           "warpgroup roles (TMA producer, the state in wgmma accumulators, "
-           "output warpgroups; chunks of 64 tokens), for layers it takes: "
-           "sm_90a, bf16 x/B/C, f32 dt and states, dstate 128, head dims of "
-           "whole 64-column blocks, heads in fours, a per-head D, no z, "
-           "cu_seqlens or seq_idx. `auto` (the default): launched, through "
-           "the derived symbol `warp_specialized`, where b x heads x "
-           "headdim / 64 blocks are at least 2 per SM, the persistent "
-           "kernel elsewhere; `always`: every launch of a layer it takes; "
-           "`never`: the persistent kernel alone. With `auto` a layer it does "
-           "not take keeps the persistent kernel alone; with `always` it is "
-           "an error that says why">,
+           "Whether the module holds the warp-specialised kernels instead of "
+           "the persistent one: `ssd_warp_specialized`, one (piece of a "
+           "sequence, batch row, head, 64 head-dimension columns) a block "
+           "by warpgroup roles (TMA producer, the state in wgmma "
+           "accumulators, output warpgroups; chunks of 64 tokens), and "
+           "`ssd_warp_specialized_piece_states` before it, for the layers "
+           "they take: sm_90a, bf16 x/B/C, f32 dt and states, dstate 128, "
+           "head dims of whole 64-column blocks, heads in fours, a per-head "
+           "D, no z, cu_seqlens or seq_idx. `auto` (the default) and "
+           "`always`: those for a layer they take; `never`: the persistent "
+           "kernel. With `auto` a layer they do not take gets the persistent "
+           "kernel; with `always` it is an error that says why. The "
+           "persistent kernel's options (state-chain, mma, state-mma, copy, "
+           "cluster, fold, fold-loads-ahead, p-block) apply where it is "
+           "built">,
     Option<"profile", "profile", "bool", /*default=*/"false",
            "Record thread 0's clock64 at the phase boundaries of every chain "
            "item (every state-chain but segment) in the `chain_profile` workspace (i64 "

@@ -62,6 +62,8 @@ struct FusedKernelOptions {
   // The warp-specialised kernel beside the persistent one: auto, always or
   // never.
   std::string warpSpecialized = "auto";
+  // Pieces a sequence the warp-specialised kernel takes (0: at launch).
+  int64_t warpSpecializedPieces = 0;
   int64_t foldLoadsAhead = 0;
 };
 

@@ -95,6 +95,12 @@ struct ConvertSSDFusedToGPUPass
     if (!isOneOf(module, "warp-specialized", warpSpecialized,
                  {"auto", "always", "never"}))
       return signalPassFailure();
+    if (warpSpecializedPieces < 0 || warpSpecializedPieces > 64) {
+      module.emitError() << "convert-ssd-fused-to-gpu: warp-specialized-pieces "
+                            "must be 0 (chosen at launch) to 64, got "
+                         << static_cast<int64_t>(warpSpecializedPieces);
+      return signalPassFailure();
+    }
     if (profile && stateChain == "segment") {
       module.emitError() << "convert-ssd-fused-to-gpu: profile records the "
                             "per-chunk chain items: it needs state-chain "
@@ -131,9 +137,10 @@ struct ConvertSSDFusedToGPUPass
     if (profile)
       fused::addProfileWorkspace(*plan);
     fused::dropUnreadCumsums(*plan);
-    // The warp-specialised kernel beside the persistent one, where the
-    // layer allows it and it is asked for (not with profile, which records
-    // the persistent kernel's items).
+    // The warp-specialised kernels instead of the persistent one, where
+    // the layer allows them and they are asked for (not with profile,
+    // which records the persistent kernel's items): with pieces they were
+    // faster at every shape measured (bench/NOTES-fused-gpu.md).
     std::string wsUnsupported =
         warp_specialized::unsupportedLayer(plan->p, chip);
     if (warpSpecialized == "always" && !wsUnsupported.empty()) {
@@ -143,29 +150,25 @@ struct ConvertSSDFusedToGPUPass
                          << wsUnsupported;
       return signalPassFailure();
     }
-    bool withWs =
+    bool warpSpecializedOnly =
         warpSpecialized != "never" && !profile && wsUnsupported.empty();
-    if (withWs)
-      plan->p.derived.push_back(
-          {warp_specialized::kLaunchSymbol.str(),
-           warpSpecialized == "always"
-               ? "1"
-               : warp_specialized::autoLaunchCondition(plan->p)});
 
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(plan->p.func.getLoc(), ctx);
     auto gpuModule = createKernelModule(b, module, chip, features);
-    SmallVector<KernelInfo> kernels =
-        fused::buildFusedKernels(b, gpuModule, *plan);
-    if (withWs) {
-      // Every launch runs one kernel: the persistent ones where the
-      // symbol is 0.
-      std::string others =
-          "(1 - " + warp_specialized::kLaunchSymbol.str() + ")";
-      for (KernelInfo &k : kernels)
-        k.when = k.when.empty() ? others : others + " * (" + k.when + ")";
-      kernels.push_back(warp_specialized::buildLayerKernel(
-          b, gpuModule, plan->p, warp_specialized::kLaunchSymbol));
+    SmallVector<KernelInfo> kernels;
+    if (warpSpecializedOnly) {
+      // None of the persistent kernel's workspaces, counters or derived
+      // symbols (its state chain's; the tensors' sizes are b and L alone
+      // without cu_seqlens).
+      llvm::erase_if(plan->p.buffers,
+                     [](const BufferSpec &s) { return s.isWorkspace; });
+      plan->zeroInit.clear();
+      plan->p.derived.clear();
+      warp_specialized::addPieceWorkspaces(plan->p, warpSpecializedPieces);
+      kernels = warp_specialized::buildLayerKernels(b, gpuModule, plan->p);
+    } else {
+      kernels = fused::buildFusedKernels(b, gpuModule, *plan);
     }
     module->setAttr("ssd.launch",
                     fused::buildFusedLaunchAttr(ctx, *plan, kernels));

@@ -71,10 +71,15 @@ struct FusedPipelineCLOptions
       llvm::cl::init("auto")};
   Option<std::string> warpSpecialized{
       *this, "warp-specialized",
-      llvm::cl::desc("The warp-specialised kernel beside the persistent "
-                     "one: auto (launched where b x heads x headdim / 64 "
-                     "blocks fill the GPU; the default), always or never"),
+      llvm::cl::desc("The warp-specialised kernels instead of the "
+                     "persistent one: auto (for the layers they take; the "
+                     "default), always (an error for others) or never"),
       llvm::cl::init("auto")};
+  Option<int64_t> warpSpecializedPieces{
+      *this, "warp-specialized-pieces",
+      llvm::cl::desc("Pieces the warp-specialised kernel cuts a sequence "
+                     "into, 1 to 64; 0 (the default): chosen at launch"),
+      llvm::cl::init(0)};
   Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("Record the clock at the phase boundaries of every "
@@ -93,6 +98,7 @@ struct FusedPipelineCLOptions
     kernel.foldLoadsAhead = foldLoadsAhead;
     kernel.fold = fold;
     kernel.warpSpecialized = warpSpecialized;
+    kernel.warpSpecializedPieces = warpSpecializedPieces;
     return kernel;
   }
 };
@@ -119,6 +125,7 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.foldLoadsAhead = kernel.foldLoadsAhead;
   convert.fold = kernel.fold;
   convert.warpSpecialized = kernel.warpSpecialized;
+  convert.warpSpecializedPieces = kernel.warpSpecializedPieces;
   pm.addPass(createConvertSSDFusedToGPU(convert));
   buildGPUKernelsToBinary(pm, options);
 }

@@ -63,47 +63,142 @@ std::string unsupportedLayer(const SSDProblem &p, StringRef chip) {
   return unsupportedShape(layerShape(p));
 }
 
-std::string autoLaunchCondition(const SSDProblem &p) {
-  int64_t perRow = p.heads * (p.headDim / kPBlock);
-  return "min(1, (" + p.batchExpr + " * " + std::to_string(perRow) +
-         ") / (num_sms * " + std::to_string(kAutoBlocksPerSM) + "))";
+namespace {
+
+/// The derived symbols of `auto`'s pieces: the chains (blocks of one
+/// piece), the most pieces L allows, and the count the model picks.
+void addAutoPieces(SSDProblem &p) {
+  // Waves of blocks: the SSD kernel's, one a SM, walk L / s tokens each;
+  // the piece states' (s - 1 pieces), two a SM, the same tokens at
+  // kPieceWaveCostPercent of the cost; each piece costs a little more
+  // (kPieceCost). The score is the time in 1/840ths of one SSD wave over L
+  // (840 = lcm(1 .. 8)), times 16, plus s, so that the least score names
+  // the best s, the fewest pieces on a tie. Counts above ws_max_pieces
+  // (pieces under kMinPieceTokens tokens) score beyond every other.
+  p.derived.push_back(
+      {"ws_chains",
+       p.batchExpr + " * " + std::to_string(p.heads * (p.headDim / kPBlock))});
+  p.derived.push_back(
+      {"ws_max_pieces", "max(1, L / " + std::to_string(kMinPieceTokens) + ")"});
+  std::string best;
+  for (int64_t s = 1; s <= kMaxPieces; ++s) {
+    std::string n = std::to_string(s);
+    std::string time = "(840 * ceildiv(ws_chains * " + n + ", num_sms) + " +
+                       std::to_string(840 * kPieceWaveCostPercent / 100) +
+                       " * ceildiv(ws_chains * " + std::to_string(s - 1) +
+                       ", 2 * num_sms)) / " + n + " + " +
+                       std::to_string(kPieceCost * s);
+    std::string tooMany =
+        "100000 * min(1, " + std::to_string(s - 1) + " / ws_max_pieces)";
+    std::string score = "(" + time + " + " + tooMany + ") * 16 + " + n;
+    best = best.empty() ? score : "min(" + best + ", " + score + ")";
+  }
+  p.derived.push_back({kPiecesSymbol.str(), best + " % 16"});
 }
 
-KernelInfo buildLayerKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
-                            const SSDProblem &p, StringRef when) {
+} // namespace
+
+void addPieceWorkspaces(SSDProblem &p, int64_t pieces) {
+  if (pieces)
+    p.derived.push_back({kPiecesSymbol.str(), std::to_string(pieces)});
+  else
+    addAutoPieces(p);
+  const BufferSpec *y = p.find("y");
+  assert(y && "the layer has y");
+  int64_t batch = y->type.getDimSize(0), dyn = ShapedType::kDynamic;
+  std::string pieceSlots = kPiecesSymbol.str() + " - 1";
+  Type f32 = Float32Type::get(y->type.getContext());
+  // One state per piece but the last (none where there is one piece).
+  p.buffers.push_back(BufferSpec{
+      "piece_states",
+      RankedTensorType::get({batch, p.heads, dyn, p.headDim, kState}, f32),
+      {y->shape[0], std::to_string(p.heads), pieceSlots,
+       std::to_string(p.headDim), std::to_string(kState)},
+      false,
+      true});
+  p.buffers.push_back(
+      BufferSpec{"piece_decays",
+                 RankedTensorType::get({batch, p.heads, dyn}, f32),
+                 {y->shape[0], std::to_string(p.heads), kPiecesSymbol.str()},
+                 false,
+                 true});
+}
+
+SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
+                                          gpu::GPUModuleOp module,
+                                          const SSDProblem &p) {
   assert(unsupportedLayer(p, "sm_90a").empty() && "a layer the kernel takes");
+  assert(p.has("piece_states") && p.has("piece_decays") &&
+         "addPieceWorkspaces ran");
   Shape shape = layerShape(p);
+  std::string chains =
+      p.batchExpr + " * " + std::to_string(p.heads * (p.headDim / kPBlock));
+  auto addBoxes = [](KernelInfo &info, ArrayRef<StringRef> names) {
+    // (row, token, head or group, column) boxes of a chunk's rows of one
+    // 64-wide panel; dt's of 4 heads.
+    for (StringRef name : names)
+      info.params.push_back(
+          {name.str(), /*isWorkspace=*/false, {1, kChunk, 1, kSwizzlePanel}});
+    info.params.push_back({"dt",
+                           /*isWorkspace=*/false,
+                           {1, kChunk, kDtHeads},
+                           /*tmaSwizzled=*/false});
+  };
+  auto optional = [](const KernelFunc &k, StringRef name) {
+    return k.has(name) ? k.arg(name) : Value();
+  };
+
+  // The piece states, where there is more than one piece.
+  KernelInfo states;
+  states.name = kPieceStatesKernelName.str();
+  states.when = "min(1, " + kPiecesSymbol.str() + " - 1)";
+  states.grid = {chains + " * (" + kPiecesSymbol.str() + " - 1)"};
+  states.block = pieceStatesThreads();
+  addParams(states, p, {"A", "dt_bias", "y"}, /*workspace=*/false);
+  addParams(states, p, {"piece_states", "piece_decays"}, /*workspace=*/true);
+  addBoxes(states, {"B", "x"});
+  KernelFunc ks = createKernel(b, module, p, states);
+  // Two blocks a SM.
+  ks.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
+  Operands stateOps;
+  stateOps.bMap = ks.arg(tmaArgName("B"));
+  stateOps.xMap = ks.arg(tmaArgName("x"));
+  stateOps.dtMap = ks.arg(tmaArgName("dt"));
+  stateOps.a = ks.arg("A");
+  stateOps.dtBias = optional(ks, "dt_bias");
+  stateOps.y = ks.arg("y");
+  stateOps.pieceStates = ks.arg("piece_states");
+  stateOps.pieceDecays = ks.arg("piece_decays");
+  emitPieceStatesKernel(b, ks, shape, stateOps);
+  states.sharedMemory = ks.sharedBytes();
+
   KernelInfo info;
   info.name = kKernelName.str();
-  info.when = when.str();
-  info.grid = {p.batchExpr + " * " +
-               std::to_string(p.heads * (p.headDim / kPBlock))};
+  info.grid = {chains + " * " + kPiecesSymbol.str()};
   info.block = blockThreads(shape);
   addParams(info, p, {"A", "dt_bias", "D", "initial_states", "y",
                       "final_states"},
             /*workspace=*/false);
-  // (row, token, head or group, column) boxes of a chunk's rows of one
-  // 64-wide panel; dt's of 4 heads.
-  for (StringRef name : {"C", "B", "x"})
-    info.params.push_back(
-        {name.str(), /*isWorkspace=*/false, {1, kChunk, 1, kSwizzlePanel}});
-  info.params.push_back({"dt", /*isWorkspace=*/false, {1, kChunk, kDtHeads},
-                         /*tmaSwizzled=*/false});
-
+  addParams(info, p, {"piece_states", "piece_decays"}, /*workspace=*/true);
+  addBoxes(info, {"C", "B", "x"});
   KernelFunc k = createKernel(b, module, p, info);
   // setmaxnreg moves registers between the roles of one resident block.
   k.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
-  auto optional = [&](StringRef name) {
-    return k.has(name) ? k.arg(name) : Value();
-  };
-  Operands ops{k.arg(tmaArgName("C")),    k.arg(tmaArgName("B")),
-               k.arg(tmaArgName("x")),    k.arg(tmaArgName("dt")),
-               k.arg("A"),                optional("dt_bias"),
-               optional("D"),             optional("initial_states"),
-               k.arg("y"),                k.arg("final_states")};
+  Operands ops{k.arg(tmaArgName("C")),
+               k.arg(tmaArgName("B")),
+               k.arg(tmaArgName("x")),
+               k.arg(tmaArgName("dt")),
+               k.arg("A"),
+               optional(k, "dt_bias"),
+               optional(k, "D"),
+               optional(k, "initial_states"),
+               k.arg("y"),
+               k.arg("final_states"),
+               k.arg("piece_states"),
+               k.arg("piece_decays")};
   emitKernel(b, k, shape, ops);
   info.sharedMemory = k.sharedBytes();
-  return info;
+  return {states, info};
 }
 
 } // namespace warp_specialized

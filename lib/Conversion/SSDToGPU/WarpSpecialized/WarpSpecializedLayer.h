@@ -1,9 +1,11 @@
-//===- WarpSpecializedLayer.h - the layer's warp-specialised kernel -*- C++ -*-===//
+//===- WarpSpecializedLayer.h - the layer's warp-specialised kernel -*- C++
+//-*-===//
 //
-// The warp-specialised kernel (WarpSpecializedSSD.h) as one of the fused
-// strategy's kernels: which layers it takes, its parameters in the
-// manifest, and the derived symbol that launches it where batch x heads x
-// p-blocks fill the GPU.
+// The warp-specialised kernels (WarpSpecializedSSD.h) as the fused
+// strategy's kernels for the layers they take: which layers, their
+// parameters and workspaces in the manifest, and the derived symbols that
+// cut each sequence into pieces where batch x heads x p-blocks leave SMs
+// idle.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SSD_LIB_CONVERSION_SSDTOGPU_WARPSPECIALIZED_WARPSPECIALIZEDLAYER_H
@@ -15,30 +17,40 @@ namespace ssd {
 namespace gpu_lowering {
 namespace warp_specialized {
 
-/// The kernel's name and its derived launch symbol: 1 where a launch runs
-/// it, 0 where the persistent kernel does.
+/// The kernels' names, and the derived symbol of the pieces a sequence is
+/// cut into.
 inline constexpr llvm::StringLiteral kKernelName = "ssd_warp_specialized";
-inline constexpr llvm::StringLiteral kLaunchSymbol = "warp_specialized";
+inline constexpr llvm::StringLiteral kPieceStatesKernelName =
+    "ssd_warp_specialized_piece_states";
+inline constexpr llvm::StringLiteral kPiecesSymbol = "ws_pieces";
 
-/// Blocks per SM the grid must give (b x heads x p-blocks >= this x
-/// num_sms) for the `auto` launch condition to take the kernel: on the
-/// H100 it was 1.24x faster than the persistent kernel at 2.4 blocks a SM
-/// (Mamba-2 2.7B, b4 16K) and 1.07x slower at 1.2 (b2), 1.04x at 0.6 (b1;
-/// bench/results/2026-12-06-3d6fdde-h100-warp-specialized-product.json).
-inline constexpr int64_t kAutoBlocksPerSM = 2;
+/// The model `auto` picks the pieces by (autoPieces), fitted on the H100
+/// (Mamba-2 2.7B, b 1 to 8, 2K to 128K tokens;
+/// bench/NOTES-fused-gpu.md): pieces 1 to kMaxPieces of at least
+/// kMinPieceTokens tokens; a wave of the piece states' blocks (two a SM)
+/// costs kPieceWaveCostPercent of one of the SSD kernel's over the same
+/// tokens, and each piece kPieceCost 840ths of an SSD wave over L.
+inline constexpr int64_t kMaxPieces = 8;
+inline constexpr int64_t kMinPieceTokens = 640;
+inline constexpr int64_t kPieceWaveCostPercent = 85;
+inline constexpr int64_t kPieceCost = 2;
 
 /// Why the layer cannot take the kernel on `chip` (naming the feature, the
 /// size or the type), e.g. "the layer has z"; empty when it can.
 std::string unsupportedLayer(const SSDProblem &p, llvm::StringRef chip);
 
-/// The launch condition of `auto`: the expression of kLaunchSymbol.
-std::string autoLaunchCondition(const SSDProblem &p);
+/// Adds the derived symbol kPiecesSymbol and the workspaces piece_states
+/// and piece_decays to the layer: `pieces` pieces where positive, else
+/// the count of 1 .. kMaxPieces that a model of the two kernels' waves
+/// says is fastest for the launch's batch, L and SM count.
+void addPieceWorkspaces(SSDProblem &p, int64_t pieces);
 
-/// Appends `ssd_warp_specialized` for the layer (unsupportedLayer empty) to
-/// `module`, launched where `when` holds.
-KernelInfo buildLayerKernel(mlir::ImplicitLocOpBuilder &b,
-                            mlir::gpu::GPUModuleOp module, const SSDProblem &p,
-                            llvm::StringRef when);
+/// Appends the piece states' kernel (launched where there are two pieces
+/// or more) and `ssd_warp_specialized` for the layer (unsupportedLayer
+/// empty, addPieceWorkspaces done) to `module`, in launch order.
+llvm::SmallVector<KernelInfo> buildLayerKernels(mlir::ImplicitLocOpBuilder &b,
+                                                mlir::gpu::GPUModuleOp module,
+                                                const SSDProblem &p);
 
 } // namespace warp_specialized
 } // namespace gpu_lowering

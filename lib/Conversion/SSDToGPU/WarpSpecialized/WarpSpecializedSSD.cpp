@@ -33,13 +33,37 @@ constexpr int64_t kProducerRegisters = 40, kStateRegisters = 232;
 constexpr int64_t kOutputRegisters[] = {232, 120};
 /// One 64-wide bf16 panel of a chunk's rows in the 128-byte swizzle.
 constexpr int64_t kPanelBytes = kChunk * 128;
-/// A stage: C and B (two panels each), x (one), dt (64 x 4 f32); the next
-/// stage 1024-aligned.
-constexpr int64_t kCOffset = 0, kBOffset = 2 * kPanelBytes,
-                  kXOffset = 4 * kPanelBytes, kDtOffset = 5 * kPanelBytes;
-constexpr int64_t kStageCopyBytes = kDtOffset + 4 * kDtHeads * kChunk;
-constexpr int64_t kStageBytes =
-    (kStageCopyBytes + kSwizzleAlign - 1) / kSwizzleAlign * kSwizzleAlign;
+constexpr int64_t kDtBoxBytes = 4 * kDtHeads * kChunk;
+constexpr int64_t alignedToSwizzle(int64_t bytes) {
+  return (bytes + kSwizzleAlign - 1) / kSwizzleAlign * kSwizzleAlign;
+}
+
+/// Where a stage holds each operand (byte offsets; C at -1 where the
+/// kernel reads none), the bytes its copies bring, and its size (the next
+/// stage 1024-aligned).
+struct StageLayout {
+  int64_t c, b, x, dt, copyBytes, bytes;
+};
+/// The SSD's stage: C and B (two panels each), x (one), dt (64 x 4 f32).
+constexpr StageLayout kSSDStage = {
+    0,
+    2 * kPanelBytes,
+    4 * kPanelBytes,
+    5 * kPanelBytes,
+    5 * kPanelBytes + kDtBoxBytes,
+    alignedToSwizzle(5 * kPanelBytes + kDtBoxBytes)};
+/// The piece states' stage: B, x and dt.
+constexpr StageLayout kPieceStage = {
+    -1,
+    0,
+    2 * kPanelBytes,
+    3 * kPanelBytes,
+    3 * kPanelBytes + kDtBoxBytes,
+    alignedToSwizzle(3 * kPanelBytes + kDtBoxBytes)};
+/// The piece-states kernel: one state warpgroup and one producer warp,
+/// `kPieceStages` stages (two blocks fit a SM).
+constexpr int64_t kPieceStages = 4;
+constexpr int64_t kPieceThreads = kGroupThreads + 32;
 /// The published state: 64 rows (p) of 128 bf16 (n), two panels.
 constexpr int64_t kPublishedBytes = 2 * kPanelBytes;
 
@@ -180,8 +204,9 @@ Value bf16Pair(Emitter &e, Value lo, Value hi) {
 /// buffers are members once emitKernel has made them.
 class RoleBuilder {
 public:
-  RoleBuilder(Emitter &e, const Shape &shape, const Operands &ops)
-      : e(e), shape(shape), ops(ops) {}
+  RoleBuilder(Emitter &e, const Shape &shape, const Operands &ops,
+              const StageLayout &layout)
+      : e(e), shape(shape), ops(ops), layout(layout) {}
 
   /// The stage's operand views: [panels][64 rows][64] bf16, and dt.
   Value panels(Value stageBase, int64_t offset, int64_t count) {
@@ -196,59 +221,109 @@ public:
     auto type = MemRefType::get(
         {kChunk, kDtHeads}, e.b.getF32Type(), MemRefLayoutAttrInterface(),
         cast<MemRefType>(ring.getType()).getMemorySpace());
-    return memref::ViewOp::create(e.b, type, ring, e.add(stageBase, kDtOffset),
+    return memref::ViewOp::create(e.b, type, ring, e.add(stageBase, layout.dt),
                                   ValueRange{});
   }
-  Value stageBase(Value stage) { return e.mul(stage, kStageBytes); }
+  Value stageBase(Value stage) { return e.mul(stage, layout.bytes); }
   Value sharedAddress(Value buffer) {
     return memref::ExtractAlignedPointerAsIndexOp::create(e.b, buffer);
   }
 
-  /// Warpgroup 0, thread 0: every chunk's C, B (two boxes each), x and dt.
-  void produce(StageRing &inputs) {
-    e.forLoop(e.idx(0), numChunks, e.idx(1), [&](Value c) {
-      Value s = inputs.acquire(c, kStageCopyBytes);
+  /// Chunk `i` of this block's piece (the walk's index), walked from the
+  /// piece's first chunk or, `reverse`, from its last.
+  Value chunkOf(Value i, bool reverse = false) {
+    if (!ops.pieceDecays && !reverse)
+      return i;
+    return reverse ? e.sub(e.add(firstChunk, e.sub(chunkCount, e.idx(1))), i)
+                   : e.add(firstChunk, i);
+  }
+
+  /// One thread: every chunk's C (where the stage holds it), B (two boxes
+  /// each), x and dt, in the walk's order.
+  void produce(StageRing &inputs, bool reverse = false) {
+    e.forLoop(e.idx(0), chunkCount, e.idx(1), [&](Value i) {
+      Value s = inputs.acquire(i, layout.copyBytes);
       Value base = stageBase(s);
       Value full = inputs.full(s);
-      Value token = e.mul(c, kChunk);
+      Value token = e.mul(chunkOf(i, reverse), kChunk);
       auto at = [&](int64_t offset) {
         return elementPointer(e, ring, {e.add(base, offset)}, /*space=*/3);
       };
       // Coordinates innermost first: (column, head or group, token, row).
       for (int64_t panel = 0; panel < 2; ++panel) {
         Value col = e.idx(panel * kSwizzlePanel);
-        copyTmaBox(e, ops.cMap, at(kCOffset + panel * kPanelBytes), full,
-                   {col, group, token, row});
-        copyTmaBox(e, ops.bMap, at(kBOffset + panel * kPanelBytes), full,
+        if (layout.c >= 0)
+          copyTmaBox(e, ops.cMap, at(layout.c + panel * kPanelBytes), full,
+                     {col, group, token, row});
+        copyTmaBox(e, ops.bMap, at(layout.b + panel * kPanelBytes), full,
                    {col, group, token, row});
       }
-      copyTmaBox(e, ops.xMap, at(kXOffset), full, {p0, head, token, row});
+      copyTmaBox(e, ops.xMap, at(layout.x), full, {p0, head, token, row});
       Value firstHead = e.sub(head, e.rem(head, e.idx(kDtHeads)));
-      copyTmaBox(e, ops.dtMap, at(kDtOffset), full, {firstHead, token, row});
+      copyTmaBox(e, ops.dtMap, at(layout.dt), full, {firstHead, token, row});
     });
   }
 
-  /// The state role's accumulators holding the initial state of this
-  /// block's (row, head, p-block); zero where the layer has none.
-  Value loadInitialState() {
-    if (!ops.initialStates)
-      return wgmmaZeroAccumulators(e, kState);
+  /// The state fragments (the accumulator layout, 64 x 128 f32) of this
+  /// block's p-block in `states` [..][p][n], its outer indices `outer`.
+  SmallVector<Value> loadStateFragments(Value states, ValueRange outer) {
     AccumulatorLane at = accumulatorLane(e);
     SmallVector<Value> frags;
     for (int64_t j = 0; j < kState / 8; ++j) {
       SmallVector<Value> elements;
       for (int64_t r = 0; r < 2; ++r) {
-        Value pair =
-            e.loadVector(ops.initialStates,
-                         {row, head, e.add(p0, e.add(at.row, e.idx(8 * r))),
-                          e.add(at.col, e.idx(8 * j))},
-                         2);
+        SmallVector<Value> idx(outer);
+        idx.push_back(e.add(p0, e.add(at.row, e.idx(8 * r))));
+        idx.push_back(e.add(at.col, e.idx(8 * j)));
+        Value pair = e.loadVector(states, idx, 2);
         for (int64_t i = 0; i < 2; ++i)
           elements.push_back(
               vector::ExtractOp::create(e.b, pair, ArrayRef<int64_t>{i}));
       }
       frags.push_back(vector::FromElementsOp::create(
           e.b, VectorType::get({2, 2}, e.b.getF32Type()), elements));
+    }
+    return frags;
+  }
+
+  /// Stores state fragments `frags` into `states` [..][p][n] at `outer`.
+  void storeStateFragments(ArrayRef<Value> frags, Value states,
+                           ValueRange outer) {
+    AccumulatorLane at = accumulatorLane(e);
+    for (int64_t j = 0; j < kState / 8; ++j)
+      for (int64_t r = 0; r < 2; ++r) {
+        Value pair =
+            vector::ExtractOp::create(e.b, frags[j], ArrayRef<int64_t>{r});
+        SmallVector<Value> idx(outer);
+        idx.push_back(e.add(p0, e.add(at.row, e.idx(8 * r))));
+        idx.push_back(e.add(at.col, e.idx(8 * j)));
+        e.storeVector(pair, states, idx);
+      }
+  }
+
+  /// The state role's accumulators holding the state entering this block's
+  /// piece: the initial state (zero where the layer has none) carried over
+  /// the pieces before it, S = exp(decay_j) S + S_j, from the piece
+  /// states' workspaces.
+  Value loadEnteringState() {
+    SmallVector<Value> frags =
+        ops.initialStates
+            ? loadStateFragments(ops.initialStates, {row, head})
+            : wgmmaFragments(e, wgmmaZeroAccumulators(e, kState), kState / 8);
+    if (ops.pieceDecays) {
+      auto fragType = VectorType::get({2, 2}, e.b.getF32Type());
+      frags = e.forLoop(
+          e.idx(0), piece, e.idx(1), frags,
+          [&](Value j, ValueRange cur) -> SmallVector<Value> {
+            Value decay = vector::BroadcastOp::create(
+                e.b, fragType, e.exp(e.load(ops.pieceDecays, {row, head, j})));
+            SmallVector<Value> local =
+                loadStateFragments(ops.pieceStates, {row, head, j});
+            SmallVector<Value> next;
+            for (auto [s, l] : llvm::zip(cur, local))
+              next.push_back(e.fma(decay, s, l));
+            return next;
+          });
     }
     return wgmmaAccumulators(e, frags);
   }
@@ -291,7 +366,7 @@ public:
     Value hi8 = e.mul(e.div(lane, e.idx(16)), 8);
     auto fragType = VectorType::get({4, 2}, e.b.getBF16Type());
     auto f32Pair = VectorType::get({2}, e.b.getF32Type());
-    Value xView = panels(base, kXOffset, 1);
+    Value xView = panels(base, layout.x, 1);
     SmallVector<Value> frags;
     for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
       Value token = e.add(e.add(hi8, l8), e.idx(16 * ks));
@@ -325,16 +400,16 @@ public:
   /// Warpgroup 1: the state's walk; returns S after the last chunk.
   Value walkState(StageRing &inputs, StageRing &published,
                   const HeadParams &params) {
-    Value s0 = loadInitialState();
+    Value s0 = loadEnteringState();
     return e.forLoop(
-        e.idx(0), numChunks, e.idx(1), {s0},
-        [&](Value c, ValueRange cur) -> SmallVector<Value> {
-          inputs.waitFull(c);
-          Value base = stageBase(inputs.stage(c));
-          ChunkDecays d = decays(c, base, params);
+        e.idx(0), chunkCount, e.idx(1), {s0},
+        [&](Value i, ValueRange cur) -> SmallVector<Value> {
+          inputs.waitFull(i);
+          Value base = stageBase(inputs.stage(i));
+          ChunkDecays d = decays(chunkOf(i), base, params);
           SmallVector<Value> state = wgmmaFragments(e, cur[0], kState / 8);
 
-          publishState(published, c, state);
+          publishState(published, i, state);
 
           // S = exp(g_last) S + (w x)^T B: x^T's fragments by ldmatrix.trans,
           // scaled along k by w_s = exp(g_last - g_s) dt_s.
@@ -342,9 +417,9 @@ public:
           Value rowScale[2] = {decay, decay};
           Value acc = wgmmaAccumulators(e, scaleRows(e, state, rowScale));
           SmallVector<Value> frags = scaledXFragments(base, d);
-          Value bRows = e.add(sharedAddress(ring), e.add(base, kBOffset));
+          Value bRows = e.add(sharedAddress(ring), e.add(base, layout.b));
           acc = wgmmaChunkRegisterA(e, acc, frags, bRows, kState);
-          inputs.release(c);
+          inputs.release(i);
           return {acc};
         })[0];
   }
@@ -404,7 +479,7 @@ public:
     AccumulatorLane at = accumulatorLane(e);
     Value rows[2] = {at.row, e.add(at.row, e.idx(8))};
     SmallVector<Value> out = wgmmaFragments(e, acc, kHeadDim / 8);
-    Value xView = panels(base, kXOffset, 1);
+    Value xView = panels(base, layout.x, 1);
     auto f32Pair = VectorType::get({2}, e.b.getF32Type());
     Value dPair = d ? vector::BroadcastOp::create(e.b, f32Pair, d) : Value();
     SmallVector<Value> yPairs;
@@ -436,12 +511,13 @@ public:
     Value ringAt = sharedAddress(ring);
     Value publishedAt = sharedAddress(publishedBuf);
     e.forLoop(
-        e.idx(first), numChunks, e.idx(shape.outputGroups), [&](Value c) {
-          inputs.waitFull(c);
-          Value base = stageBase(inputs.stage(c));
-          Value cRows = e.add(ringAt, e.add(base, kCOffset));
-          Value bRows = e.add(ringAt, e.add(base, kBOffset));
-          Value xRows = e.add(ringAt, e.add(base, kXOffset));
+        e.idx(first), chunkCount, e.idx(shape.outputGroups), [&](Value i) {
+          Value c = chunkOf(i);
+          inputs.waitFull(i);
+          Value base = stageBase(inputs.stage(i));
+          Value cRows = e.add(ringAt, e.add(base, layout.c));
+          Value bRows = e.add(ringAt, e.add(base, layout.b));
+          Value xRows = e.add(ringAt, e.add(base, layout.x));
           auto cAt = [&](int64_t s) { return kStepAddress(e, cRows, s); };
 
           // C B^T, then C S^T once the state is published: two groups.
@@ -450,9 +526,9 @@ public:
               e, wgmmaZeroAccumulators(e, kChunk), kChunk, kState / 16, cAt,
               [&](int64_t s) { return kStepAddress(e, bRows, s); });
           NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
-          published.waitFull(c);
+          published.waitFull(i);
           Value stateRows =
-              e.add(publishedAt, e.mul(published.stage(c), kPublishedBytes));
+              e.add(publishedAt, e.mul(published.stage(i), kPublishedBytes));
           Value ys = wgmmaKMajor(
               e, wgmmaZeroAccumulators(e, kHeadDim), kHeadDim, kState / 16, cAt,
               [&](int64_t s) { return kStepAddress(e, stateRows, s); });
@@ -467,7 +543,7 @@ public:
           SmallVector<Value> pFrags = causalWeightFragments(d, cbFrags, gRow);
 
           NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
-          published.release(c);
+          published.release(i);
           Value rowScale[2] = {e.exp(gRow[0]), e.exp(gRow[1])};
           Value acc = wgmmaAccumulators(
               e, scaleRows(e, wgmmaFragments(e, ys, kHeadDim / 8), rowScale));
@@ -477,7 +553,7 @@ public:
           // stage, which goes back once read. Rows past the sequence's end
           // are not stored.
           SmallVector<Value> yPairs = withSkip(acc, base, params.d);
-          inputs.release(c);
+          inputs.release(i);
           Value token0 = e.mul(c, kChunk);
           for (int64_t r = 0; r < 2; ++r) {
             Value token = e.add(token0, rows[r]);
@@ -492,55 +568,114 @@ public:
   }
 
   /// The final state of this block's (row, head, p-block) from S's
-  /// accumulators.
+  /// accumulators, stored by the sequence's last piece.
   void storeState(Value s) {
-    AccumulatorLane at = accumulatorLane(e);
     SmallVector<Value> frags = wgmmaFragments(e, s, kState / 8);
-    for (int64_t j = 0; j < kState / 8; ++j)
-      for (int64_t r = 0; r < 2; ++r) {
-        Value pair =
-            vector::ExtractOp::create(e.b, frags[j], ArrayRef<int64_t>{r});
-        e.storeVector(pair, ops.finalStates,
-                      {row, head, e.add(p0, e.add(at.row, e.idx(8 * r))),
-                       e.add(at.col, e.idx(8 * j))});
-      }
+    if (!ops.pieceDecays)
+      return storeStateFragments(frags, ops.finalStates, {row, head});
+    e.ifThen(e.eq(piece, e.sub(pieces, e.idx(1))), [&] {
+      storeStateFragments(frags, ops.finalStates, {row, head});
+    });
+  }
+
+  /// The piece-states kernel's state warpgroup: this block's piece walked
+  /// from its last chunk to its first into S_piece = sum over its tokens s
+  /// of exp(g_end - g_s) dt_s x_s^T B_s, g_end - g_s being the decay from
+  /// s to the piece's end: R (the chunks after s's) + g_last - g_s. No
+  /// term rescales the accumulator, so the walk needs no state in
+  /// registers but the sum. Stores the sum and the piece's decay R.
+  void walkPieceState(StageRing &inputs, const HeadParams &params) {
+    Value ringAt = sharedAddress(ring);
+    SmallVector<Value> end = e.forLoop(
+        e.idx(0), chunkCount, e.idx(1),
+        {wgmmaZeroAccumulators(e, kState), e.f32(0.0)},
+        [&](Value i, ValueRange cur) -> SmallVector<Value> {
+          inputs.waitFull(i);
+          Value base = stageBase(inputs.stage(i));
+          ChunkDecays d = decays(chunkOf(i, /*reverse=*/true), base, params);
+          ChunkDecays toEnd = d;
+          toEnd.gLast = e.addf(d.gLast, cur[1]);
+          SmallVector<Value> frags = scaledXFragments(base, toEnd);
+          Value acc = wgmmaChunkRegisterA(
+              e, cur[0], frags, e.add(ringAt, e.add(base, layout.b)), kState);
+          inputs.release(i);
+          return {acc, e.addf(cur[1], d.gLast)};
+        });
+    storeStateFragments(wgmmaFragments(e, end[0], kState / 8), ops.pieceStates,
+                        {row, head, piece});
+    e.ifThen(e.andi(e.eq(e.threadId(), e.idx(0)), e.eq(p0, e.idx(0))), [&] {
+      e.store(end[1], ops.pieceDecays, {row, head, piece});
+    });
   }
 
   void emit(KernelFunc &kernel);
+  void emitPieceStates(KernelFunc &kernel);
 
 private:
-  /// This block's (row, head, p-block), its head's group, and the
-  /// sequence's length and chunk count.
+  /// This block's head's A, dt bias, D and dt column.
+  HeadParams headParams();
+
+  /// This block's (piece, row, head, p-block), its head's group, the
+  /// sequence's length and its piece's chunks.
   void locateBlock();
 
   Emitter &e;
   const Shape &shape;
   const Operands &ops;
+  const StageLayout &layout;
   Value ring, publishedBuf;
   /// This block's batch row, head, first head-dimension column, its head's
-  /// group, and the sequence's length and chunk count.
-  Value row, head, p0, group, seqLen, numChunks;
+  /// group, and the sequence's length.
+  Value row, head, p0, group, seqLen;
+  /// The sequence's pieces and this block's (null without pieces), and its
+  /// chunks: chunkCount from firstChunk.
+  Value pieces, piece, firstChunk, chunkCount;
 };
 
 } // namespace
 
 void RoleBuilder::locateBlock() {
-  // Block (row, head, p-block), the p-blocks of a head adjacent so that
-  // they read its B and C rows close in time.
+  // Block (piece, row, head, p-block), the p-blocks of a head adjacent so
+  // that they read its B and C rows close in time, and the pieces
+  // outermost so that the blocks running at once read the same tokens'
+  // B and C (shared by a group's heads).
   int64_t pBlocks = shape.headDim / kPBlock;
   Value block = e.blockId(gpu::Dimension::x);
-  Value chain = e.div(block, e.idx(pBlocks));
-  p0 = e.mul(e.rem(block, e.idx(pBlocks)), kPBlock);
+  Value inPiece = block;
+  if (ops.pieceDecays) {
+    Value chains = e.mul(e.dim(ops.y, 0), shape.heads * pBlocks);
+    piece = e.div(block, chains);
+    inPiece = e.rem(block, chains);
+  }
+  Value chain = e.div(inPiece, e.idx(pBlocks));
+  p0 = e.mul(e.rem(inPiece, e.idx(pBlocks)), kPBlock);
   row = e.div(chain, e.idx(shape.heads));
   head = e.rem(chain, e.idx(shape.heads));
   group = e.div(head, e.idx(shape.heads / shape.groups));
   seqLen = e.dim(ops.y, 1);
-  numChunks = e.div(e.add(seqLen, e.idx(kChunk - 1)), e.idx(kChunk));
+  Value numChunks = e.div(e.add(seqLen, e.idx(kChunk - 1)), e.idx(kChunk));
+  if (!ops.pieceDecays) {
+    firstChunk = e.idx(0);
+    chunkCount = numChunks;
+    return;
+  }
+  // Pieces of ceil(chunks / pieces) chunks; the last ones may be short or
+  // empty.
+  pieces = e.dim(ops.pieceDecays, 2);
+  Value perPiece = e.div(e.add(numChunks, e.sub(pieces, e.idx(1))), pieces);
+  firstChunk = e.min(e.mul(piece, perPiece), numChunks);
+  chunkCount = e.sub(e.min(e.add(firstChunk, perPiece), numChunks), firstChunk);
+}
+
+HeadParams RoleBuilder::headParams() {
+  return {
+      e.load(ops.a, {head}), ops.dtBias ? e.load(ops.dtBias, {head}) : Value(),
+      ops.d ? e.load(ops.d, {head}) : Value(), e.rem(head, e.idx(kDtHeads))};
 }
 
 void RoleBuilder::emit(KernelFunc &kernel) {
   kernel.useSharedArena();
-  ring = kernel.sharedBufferAligned(shape.stages * kStageBytes, kSwizzleAlign);
+  ring = kernel.sharedBufferAligned(shape.stages * layout.bytes, kSwizzleAlign);
   publishedBuf = kernel.sharedBufferAligned(2 * kPublishedBytes, kSwizzleAlign);
   StageRing inputs(e, kernel, shape.stages, 2 * kGroupThreads);
   StageRing published(e, kernel, 2, kGroupThreads,
@@ -554,9 +689,7 @@ void RoleBuilder::emit(KernelFunc &kernel) {
 
   locateBlock();
   Value role = e.div(tid, e.idx(kGroupThreads));
-  HeadParams params{
-      e.load(ops.a, {head}), ops.dtBias ? e.load(ops.dtBias, {head}) : Value(),
-      ops.d ? e.load(ops.d, {head}) : Value(), e.rem(head, e.idx(kDtHeads))};
+  HeadParams params = headParams();
   e.ifThen(e.eq(role, e.idx(0)), [&] {
     NVVM::SetMaxRegisterOp::create(e.b, kProducerRegisters,
                                    NVVM::SetMaxRegisterAction::decrease);
@@ -579,6 +712,22 @@ void RoleBuilder::emit(KernelFunc &kernel) {
     });
 }
 
+void RoleBuilder::emitPieceStates(KernelFunc &kernel) {
+  kernel.useSharedArena();
+  ring = kernel.sharedBufferAligned(kPieceStages * layout.bytes, kSwizzleAlign);
+  StageRing inputs(e, kernel, kPieceStages, kGroupThreads);
+  Value tid = e.threadId();
+  e.ifThen(e.eq(tid, e.idx(0)), [&] { inputs.init(); });
+  e.barrier();
+
+  locateBlock();
+  HeadParams params = headParams();
+  e.ifThen(e.lt(tid, e.idx(kGroupThreads)),
+           [&] { walkPieceState(inputs, params); });
+  e.ifThen(e.eq(tid, e.idx(kGroupThreads)),
+           [&] { produce(inputs, /*reverse=*/true); });
+}
+
 namespace ssd {
 namespace gpu_lowering {
 namespace warp_specialized {
@@ -590,8 +739,14 @@ int64_t blockThreads(const Shape &shape) {
 int64_t sharedBytes(const Shape &shape) {
   // The ring, the two published states, each buffer's worst alignment
   // slack, and the mbarriers (two a stage).
-  return shape.stages * kStageBytes + 2 * kPublishedBytes + 2 * kSwizzleAlign +
-         16 * (shape.stages + 2);
+  return shape.stages * kSSDStage.bytes + 2 * kPublishedBytes +
+         2 * kSwizzleAlign + 16 * (shape.stages + 2);
+}
+
+int64_t pieceStatesThreads() { return kPieceThreads; }
+
+int64_t pieceStatesSharedBytes() {
+  return kPieceStages * kPieceStage.bytes + kSwizzleAlign + 16 * kPieceStages;
 }
 
 std::string unsupportedShape(const Shape &shape) {
@@ -625,7 +780,15 @@ void emitKernel(ImplicitLocOpBuilder &b, KernelFunc &kernel, const Shape &shape,
                 const Operands &operands) {
   assert(unsupportedShape(shape).empty() && "a shape the kernel takes");
   Emitter e(b);
-  RoleBuilder(e, shape, operands).emit(kernel);
+  RoleBuilder(e, shape, operands, kSSDStage).emit(kernel);
+}
+
+void emitPieceStatesKernel(ImplicitLocOpBuilder &b, KernelFunc &kernel,
+                           const Shape &shape, const Operands &operands) {
+  assert(unsupportedShape(shape).empty() && "a shape the kernel takes");
+  assert(operands.pieceStates && operands.pieceDecays && "piece workspaces");
+  Emitter e(b);
+  RoleBuilder(e, shape, operands, kPieceStage).emitPieceStates(kernel);
 }
 
 } // namespace warp_specialized

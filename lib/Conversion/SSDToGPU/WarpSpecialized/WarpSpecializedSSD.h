@@ -16,10 +16,18 @@
 //     y = that + P x (P as register A) + D x. With two output warpgroups
 //     (2 and 3, 120 registers each) they take alternate chunks.
 // The copies, the state's chain and the chunks' outputs overlap; nothing
-// but y (bf16) and the last state goes back to global memory. A block has
-// one (row, head) chain, so the kernel fills the GPU where batch x heads x
-// head-dimension blocks do (the layer's `warp_specialized` launch
-// condition, WarpSpecializedLayer.cpp).
+// but y (bf16) and the last state goes back to global memory.
+//
+// Pieces: where batch x heads x head-dimension blocks leave SMs idle, each
+// sequence is cut into `pieces` pieces of consecutive chunks, one block
+// each. A first kernel, the piece states, walks every piece but the last
+// with B, x and dt alone (no C, no outputs) into its state from zero,
+// S_j = sum over its tokens of exp(decay to the piece's end) dt x^T B, and
+// its decay; the SSD kernel's block of piece k then enters with the
+// initial state carried over pieces 0 .. k - 1 (S = exp(decay_j) S + S_j)
+// and walks its own chunks. A piece costs the first kernel's walk (about
+// a fifth of the MMA work, no C) and a few state loads; the chains get
+// `pieces` times shorter.
 //
 // Its inputs come through four TMA descriptors over the layer's tensors,
 // dimensions innermost first: C and B (n, group, token, row) bf16, boxes
@@ -61,10 +69,17 @@ struct Shape {
 /// memref<batch x heads x headDim x 128 x f32>; y memref<batch x L x heads
 /// x headDim x bf16>. dtBias, d and initialStates may be null (none in the
 /// layer: no bias, no skip term, a zero initial state).
+///
+/// Pieces: pieceDecays memref<batch x heads x pieces x f32> (its last
+/// dimension is the number of pieces), pieceStates memref<batch x heads x
+/// pieces - 1 x headDim x 128 x f32>; both null: one piece. The piece
+/// states' kernel reads cMap, d, initialStates and finalStates not, and y
+/// for its shape alone.
 struct Operands {
   Value cMap, bMap, xMap, dtMap;
   Value a, dtBias, d;
   Value initialStates, y, finalStates;
+  Value pieceStates, pieceDecays;
 };
 
 /// Threads of a block and bytes of dynamic shared memory.
@@ -80,6 +95,16 @@ std::string unsupportedShape(const Shape &shape);
 /// memory sharedBytes(shape). Enables the kernel's shared arena.
 void emitKernel(mlir::ImplicitLocOpBuilder &b, KernelFunc &kernel,
                 const Shape &shape, const Operands &operands);
+
+/// The piece states' kernel: threads of a block (a state warpgroup and a
+/// producer warp), bytes of dynamic shared memory (two blocks fit a SM).
+int64_t pieceStatesThreads();
+int64_t pieceStatesSharedBytes();
+/// Emits its body into `kernel` like emitKernel; the grid is batch x heads
+/// x headDim / 64 x (pieces - 1) blocks, each writing its piece's state and
+/// decay (p-block 0) into the workspaces.
+void emitPieceStatesKernel(mlir::ImplicitLocOpBuilder &b, KernelFunc &kernel,
+                           const Shape &shape, const Operands &operands);
 
 } // namespace warp_specialized
 } // namespace gpu_lowering
