@@ -43,10 +43,19 @@
 // CHECK: %[[PPIECE:.*]] = arith.divui %block_id_x, %[[PCHAINS]]
 // CHECK: %[[PPIECES:.*]] = memref.dim %[[PDECAYS]], %c2
 // Its walk over the piece's chunks, last first, carrying the sum and the
-// decay after the chunk.
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[R:.*]] = %cst{{.*}}) -> (!llvm.struct<{{.*}}>, f32)
-// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// decay after the chunk: x scaled in place (its stores made visible to
+// wgmma, then the warpgroup's own barrier), (w x)^T B with both operands
+// in shared memory (x M-major, B N-major), one group left in flight.
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(%[[S:.*]] = %{{.*}}, %[[R:.*]] = %cst{{.*}}) -> (!llvm.struct<{{.*}}>, f32)
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[S]], <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: arith.addf %[[R]], %{{.*}} : f32
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // The piece's state and decay.
 // CHECK: vector.store %{{.*}}, %[[PSTATES]][%{{.*}}, %{{.*}}, %[[PPIECE]], %{{.*}}, %{{.*}}]
 // CHECK: memref.store %{{.*}}, %[[PDECAYS]][%{{.*}}, %{{.*}}, %[[PPIECE]]] : memref<?x80x?xf32>
@@ -74,6 +83,9 @@
 // CHECK-NEXT: math.exp %[[DECAY]]
 // CHECK: vector.load %[[STATES]][%{{.*}}, %{{.*}}, %[[J]], %{{.*}}, %{{.*}}]
 // CHECK: math.fma
+// Each chunk's entering state published in bf16 by eight stmatrix.x4 a
+// warp.
+// CHECK-COUNT-8: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // The final state from the last piece alone.
 // CHECK: %[[LAST:.*]] = arith.subi %[[PIECES]], %c1
 // CHECK: arith.cmpi eq, %[[PIECE]], %[[LAST]]

@@ -56,7 +56,7 @@
 
 // The state role: the state in 64 f32 registers a thread, carried by the
 // chunk loop; each chunk waits for its stage, scans dt A over the warp,
-// publishes the state in bf16 (32 pair stores), fences them for wgmma's
+// publishes the state in bf16 (8 stmatrix.x4 a warp), fences them for wgmma's
 // proxy and arrives; then four ldmatrix.trans fragments of x^T, scaled, and
 // four register-A wgmma m64n128k16 with B N-major (transposed).
 // The state starts as the initial state (32 pairs a thread); dt is
@@ -73,7 +73,7 @@
 // CHECK-NEXT: arith.select %[[IN]], %{{.*}}, %cst{{.*}} : f32
 // CHECK: gpu.shuffle up
 // CHECK: gpu.shuffle idx
-// CHECK-COUNT-32: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<2x2x64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-COUNT-8: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32, i32, i32
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.mbarrier.arrive
 // CHECK-NEXT: math.exp

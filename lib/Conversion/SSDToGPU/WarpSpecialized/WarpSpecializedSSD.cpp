@@ -117,11 +117,20 @@ TokenPair columnPair(Emitter &e, const ChunkDecays &d, int64_t j) {
   return t;
 }
 
-/// g of token `row` (index, per lane).
-Value gOfToken(Emitter &e, const ChunkDecays &d, Value row) {
+/// The value of token `row` (index, per lane) of a pair spread as
+/// ChunkDecays spreads g and dt.
+Value ofToken(Emitter &e, const Value pair[2], Value row) {
   Value src = e.div(row, e.idx(2));
-  Value even = e.warpShuffle(d.g[0], src), odd = e.warpShuffle(d.g[1], src);
+  Value even = e.warpShuffle(pair[0], src), odd = e.warpShuffle(pair[1], src);
   return e.select(e.eq(e.rem(row, e.idx(2)), e.idx(1)), odd, even);
+}
+
+/// g and dt of token `row`.
+Value gOfToken(Emitter &e, const ChunkDecays &d, Value row) {
+  return ofToken(e, d.g, row);
+}
+Value dtOfToken(Emitter &e, const ChunkDecays &d, Value row) {
+  return ofToken(e, d.dt, row);
 }
 
 /// This lane's first accumulator row in its warp's 16 (warp w % 4 of a
@@ -331,24 +340,45 @@ public:
   /// Publishes `state` (the state entering chunk `c`) in bf16, where the
   /// output role reads it as C S^T's K-major B: [buffer][panel][p][n % 64].
   void publishState(StageRing &published, Value c, ArrayRef<Value> state) {
-    AccumulatorLane at = accumulatorLane(e);
     auto viewType = MemRefType::get(
         {2, 2, kChunk, kSwizzlePanel}, e.b.getBF16Type(),
         MemRefLayoutAttrInterface(),
         cast<MemRefType>(publishedBuf.getType()).getMemorySpace());
     Value view = memref::ViewOp::create(e.b, viewType, publishedBuf, e.idx(0),
                                         ValueRange{});
+    // stmatrix.x4: a warp stores four 8 x 8 bf16 matrices, each lane's
+    // register of matrix m the bf16 pair at (row lane / 4, columns
+    // 2 (lane % 4) ..): the accumulator fragments' layout. Matrices (rows
+    // + 8 r, n8 fragment j + k) for m = 2 k + r; lane l gives the address
+    // of row l % 8 of matrix l / 8 (16 bytes, whole in the swizzle).
+    Value lane = e.laneId();
+    Value warp = e.rem(e.div(e.threadId(), e.idx(32)), e.idx(4));
+    Value matrix = e.div(lane, e.idx(8));
+    Value row = e.add(e.add(e.mul(warp, 16), e.mul(e.rem(matrix, e.idx(2)), 8)),
+                      e.rem(lane, e.idx(8)));
+    Value colOffset = e.mul(e.div(matrix, e.idx(2)), 8);
+    auto word = [&](Value frag, int64_t r) {
+      Value pair = vector::ExtractOp::create(e.b, frag, ArrayRef<int64_t>{r});
+      Value narrow = arith::TruncFOp::create(
+          e.b, VectorType::get({2}, e.b.getBF16Type()), pair);
+      Value bits = vector::BitCastOp::create(
+          e.b, VectorType::get({1}, e.b.getI32Type()), narrow);
+      return vector::ExtractOp::create(e.b, bits, ArrayRef<int64_t>{0});
+    };
     Value buffer = published.acquire(c);
-    for (int64_t j = 0; j < kState / 8; ++j)
-      for (int64_t r = 0; r < 2; ++r) {
-        Value pair =
-            vector::ExtractOp::create(e.b, state[j], ArrayRef<int64_t>{r});
-        Value narrow = arith::TruncFOp::create(
-            e.b, VectorType::get({2}, e.b.getBF16Type()), pair);
-        SmallVector<Value> idx = swizzled128At(e, e.add(at.row, e.idx(8 * r)),
-                                               e.add(at.col, e.idx(8 * j)));
-        e.storeVector(narrow, view, {buffer, idx[0], idx[1], idx[2]});
-      }
+    MLIRContext *ctx = e.b.getContext();
+    for (int64_t j = 0; j < kState / 8; j += 2) {
+      SmallVector<Value> idx =
+          swizzled128At(e, row, e.add(colOffset, e.idx(8 * j)));
+      Value at = elementPointer(e, view, {buffer, idx[0], idx[1], idx[2]},
+                                /*space=*/3);
+      NVVM::StMatrixOp::create(
+          e.b, at,
+          ValueRange{word(state[j], 0), word(state[j], 1),
+                     word(state[j + 1], 0), word(state[j + 1], 1)},
+          NVVM::MMALayout::row, NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+          NVVM::LdStMatrixEltType::B16);
+    }
     fenceSharedForAsyncProxy(e);
     published.publish(c);
   }
@@ -578,14 +608,46 @@ public:
     });
   }
 
+  /// Scales the x rows of the stage at `base` in place by w_t = exp(gEnd
+  /// - g_t) dt_t, in bf16 as the register path rounds (gEnd in
+  /// `toEnd.gLast`): thread t of the warpgroup takes row t / 2, half t % 2
+  /// (four 16-byte pieces of the swizzled row).
+  void scaleXInPlace(Value base, const ChunkDecays &toEnd) {
+    Value tid = e.rem(e.threadId(), e.idx(kGroupThreads));
+    Value row = e.div(tid, e.idx(2));
+    Value half = e.rem(tid, e.idx(2));
+    Value w = e.mulf(
+        e.expRoundedTo16Bits(e.subf(toEnd.gLast, gOfToken(e, toEnd, row))),
+        dtOfToken(e, toEnd, row));
+    auto wide = VectorType::get({8}, e.b.getF32Type());
+    auto narrow = VectorType::get({8}, e.b.getBF16Type());
+    Value wVec = vector::BroadcastOp::create(e.b, wide, w);
+    Value xView = panels(base, layout.x, 1);
+    for (int64_t u = 0; u < 4; ++u) {
+      SmallVector<Value> idx =
+          swizzled128At(e, row, e.add(e.mul(half, 32), e.idx(8 * u)));
+      SmallVector<Value> at = {idx[0], idx[1], idx[2]};
+      Value x = arith::ExtFOp::create(e.b, wide, e.loadVector(xView, at, 8));
+      e.storeVector(arith::TruncFOp::create(e.b, narrow, e.mulf(x, wVec)),
+                    xView, at);
+    }
+  }
+
   /// The piece-states kernel's state warpgroup: this block's piece walked
   /// from its last chunk to its first into S_piece = sum over its tokens s
   /// of exp(g_end - g_s) dt_s x_s^T B_s, g_end - g_s being the decay from
   /// s to the piece's end: R (the chunks after s's) + g_last - g_s. No
-  /// term rescales the accumulator, so the walk needs no state in
-  /// registers but the sum. Stores the sum and the piece's decay R.
+  /// term rescales the accumulator, so consecutive chunks' products may
+  /// run at once: each chunk's x is scaled in place in its stage, and
+  /// (w x)^T B runs with both operands in shared memory (x M-major, B
+  /// N-major) while the next chunk is scaled; the stage goes back once
+  /// the next chunk's products are issued and its own are done. Stores
+  /// the sum and the piece's decay R.
   void walkPieceState(StageRing &inputs, const HeadParams &params) {
     Value ringAt = sharedAddress(ring);
+    auto shape = NVVM::MMAShapeAttr::get(e.b.getContext(), 64, kState, 16);
+    Value groupBarrier = e.b.create<arith::ConstantIntOp>(1, 32);
+    Value groupThreads = e.b.create<arith::ConstantIntOp>(kGroupThreads, 32);
     SmallVector<Value> end = e.forLoop(
         e.idx(0), chunkCount, e.idx(1),
         {wgmmaZeroAccumulators(e, kState), e.f32(0.0)},
@@ -595,12 +657,36 @@ public:
           ChunkDecays d = decays(chunkOf(i, /*reverse=*/true), base, params);
           ChunkDecays toEnd = d;
           toEnd.gLast = e.addf(d.gLast, cur[1]);
-          SmallVector<Value> frags = scaledXFragments(base, toEnd);
-          Value acc = wgmmaChunkRegisterA(
-              e, cur[0], frags, e.add(ringAt, e.add(base, layout.b)), kState);
-          inputs.release(i);
+          scaleXInPlace(base, toEnd);
+          fenceSharedForAsyncProxy(e);
+          NVVM::BarrierOp::create(e.b, Type(), groupBarrier, groupThreads,
+                                  NVVM::BarrierReductionAttr(), Value());
+
+          Value xRows = e.add(ringAt, e.add(base, layout.x));
+          Value bRows = e.add(ringAt, e.add(base, layout.b));
+          Value acc = cur[0];
+          NVVM::WgmmaFenceAlignedOp::create(e.b);
+          for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
+            Value step = e.idx(ks * 16 * 128);
+            acc = NVVM::WgmmaMmaAsyncOp::create(
+                e.b, acc.getType(), acc,
+                swizzledNMajorDescriptor(e, e.add(xRows, step), kPanelBytes),
+                swizzledNMajorDescriptor(e, e.add(bRows, step), kPanelBytes),
+                shape, NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::bf16,
+                NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+                NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+                NVVM::MMALayout::col, NVVM::MMALayout::row,
+                /*satfinite=*/nullptr);
+          }
+          NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
+          NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
+          e.ifThen(e.lt(e.idx(0), i),
+                   [&] { inputs.release(e.sub(i, e.idx(1))); });
           return {acc, e.addf(cur[1], d.gLast)};
         });
+    NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
+    e.ifThen(e.lt(e.idx(0), chunkCount),
+             [&] { inputs.release(e.sub(chunkCount, e.idx(1))); });
     storeStateFragments(wgmmaFragments(e, end[0], kState / 8), ops.pieceStates,
                         {row, head, piece});
     e.ifThen(e.andi(e.eq(e.threadId(), e.idx(0)), e.eq(p0, e.idx(0))), [&] {

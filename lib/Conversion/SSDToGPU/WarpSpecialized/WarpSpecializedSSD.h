@@ -7,7 +7,7 @@
 //     and dt by TMA into a StageRing of `stages` stages;
 //   - warpgroup 1, the state (setmaxnreg 232): holds S (64 x 128, f32) in
 //     wgmma accumulators for the whole walk; per chunk it publishes S in
-//     bf16 to the output role (a ring of two buffers), then
+//     bf16 to the output role (stmatrix into a ring of two buffers), then
 //     S = exp(g_last) S + (w x)^T B, w_s = exp(g_last - g_s) dt_s, the A
 //     operand made in registers from x by ldmatrix.trans;
 //   - warpgroup 2, the outputs: C B^T and C S^T on wgmma from the stage,
@@ -25,9 +25,11 @@
 // S_j = sum over its tokens of exp(decay to the piece's end) dt x^T B, and
 // its decay; the SSD kernel's block of piece k then enters with the
 // initial state carried over pieces 0 .. k - 1 (S = exp(decay_j) S + S_j)
-// and walks its own chunks. A piece costs the first kernel's walk (about
-// a fifth of the MMA work, no C) and a few state loads; the chains get
-// `pieces` times shorter.
+// and walks its own chunks. The first kernel scales each chunk's x in
+// place and runs (w x)^T B from shared memory alone, so that a chunk's
+// products overlap the next chunk's scaling. A piece costs that walk
+// (about a fifth of the MMA work, no C) and a few state loads; the chains
+// get `pieces` times shorter.
 //
 // Its inputs come through four TMA descriptors over the layer's tensors,
 // dimensions innermost first: C and B (n, group, token, row) bf16, boxes
