@@ -152,28 +152,33 @@ if [ ${#empty_sequence[@]} -gt 0 ]; then
     timeout 120 python3 "$src/scripts/device/run_empty_sequence.py" "${empty_sequence[@]}"
 fi
 
-# Determinism: the fused kernel twice on one case, outputs bitwise equal.
-repeat_dir=$res/repeat
-rm -rf "$repeat_dir"
-mkdir -p "$repeat_dir/1" "$repeat_dir/2"
-for run in 1 2; do
-  ssd_run --case "$art/golden/c05_mamba2_head" --backend gpu \
-    --artifact "$art/golden-art/fused/c05_mamba2_head-q128-bf16" --chunk-size 128 \
-    --dtype bf16 --out "$repeat_dir/$run" >>"$log" 2>&1
+# Determinism: the persistent and the warp-specialised kernels twice on one
+# case each, outputs bitwise equal.
+for variant in fused fused-ws-pieces; do
+  repeat_art="$art/golden-art/$variant/c05_mamba2_head-q128-bf16"
+  [ -d "$repeat_art" ] || continue
+  repeat_dir=$res/repeat
+  rm -rf "$repeat_dir"
+  mkdir -p "$repeat_dir/1" "$repeat_dir/2"
+  for run in 1 2; do
+    ssd_run --case "$art/golden/c05_mamba2_head" --backend gpu \
+      --artifact "$repeat_art" --chunk-size 128 \
+      --dtype bf16 --out "$repeat_dir/$run" >>"$log" 2>&1
+  done
+  if cmp "$repeat_dir/1/y.npy" "$repeat_dir/2/y.npy" >>"$log" 2>&1 &&
+     cmp "$repeat_dir/1/final_states.npy" "$repeat_dir/2/final_states.npy" >>"$log" 2>&1; then
+    record "$variant-bitwise-repeat" PASS "c05 bf16 Q=128, y and final_states"
+  else
+    record "$variant-bitwise-repeat" FAIL "c05 bf16 Q=128: outputs differ between runs"
+  fi
+  rm -rf "$repeat_dir"
 done
-if cmp "$repeat_dir/1/y.npy" "$repeat_dir/2/y.npy" >>"$log" 2>&1 &&
-   cmp "$repeat_dir/1/final_states.npy" "$repeat_dir/2/final_states.npy" >>"$log" 2>&1; then
-  record fused-bitwise-repeat PASS "c05 bf16 Q=128, y and final_states"
-else
-  record fused-bitwise-repeat FAIL "c05 bf16 Q=128: outputs differ between runs"
-fi
-rm -rf "$repeat_dir"
 
 # Long sequence: int32 index overflow and the state chain at 512K tokens.
 # '+' (as in abc1234+dirty) is not allowed in the result file names.
 commit=$(head -n 1 "$art/manifest.txt" | awk '{print $2}' | tr '+' '-')
 long_runs=()
-for variant in unfused fused fused-cp-async; do
+for variant in unfused fused fused-cp-async fused-ws; do
   [ -d "$art/mamba2-$variant-q128-bf16" ] && long_runs+=(--run "$art/mamba2-$variant-q128-bf16:1:524288")
 done
 run_step long-512k timeout 300 "$build/bin/ssd-bench" "${long_runs[@]}" \
@@ -194,7 +199,7 @@ check_bench_error long-512k-accuracy "$res/long-512k.json"
 # split hands them over: the kernels read them in place (the padding holds
 # NaN), every strategy, two batch rows, the whole sequence checked.
 view_runs=()
-for variant in unfused fused fused-cp-async; do
+for variant in unfused fused fused-cp-async fused-ws; do
   [ -d "$art/mamba2-$variant-q128-bf16" ] && view_runs+=(--run "$art/mamba2-$variant-q128-bf16:2:3000")
 done
 run_step projection-views timeout 300 "$build/bin/ssd-bench" "${view_runs[@]}" \
