@@ -13,11 +13,11 @@
 // The Mamba-2 2.7B layer (80 heads, headdim 64, dstate 128, bf16, D,
 // dt_bias, softplus) with a dynamic batch: by default (auto) the module
 // holds the warp-specialised kernels alone. The pieces a sequence is cut
-// into are chosen at launch: ws_chains blocks a piece, at most one piece a
-// 640 tokens, the count of 1 to 8 the wave model scores least (score x 16
-// + count, the count in the low 4 bits).
-// CHECK: derived = {ws_chains = "b * 80", ws_max_pieces = "max(1, L / 640)", ws_pieces = "min(min(min(min(min(min(min(((840 * ceildiv(ws_chains * 1, num_sms) + 714 * ceildiv(ws_chains * 0, 2 * num_sms)) / 1 + 2 + 100000 * min(1, 0 / ws_max_pieces)) * 16 + 1, ((840 * ceildiv(ws_chains * 2, num_sms) + 714 * ceildiv(ws_chains * 1, 2 * num_sms)) / 2 + 4 + 100000 * min(1, 1 / ws_max_pieces)) * 16 + 2),
-// CHECK-SAME: ((840 * ceildiv(ws_chains * 8, num_sms) + 714 * ceildiv(ws_chains * 7, 2 * num_sms)) / 8 + 16 + 100000 * min(1, 7 / ws_max_pieces)) * 16 + 8) % 16"}
+// into are chosen at launch: ws_chains blocks a piece, the count of 1 to 8
+// the wave model scores least (score x 16 + count, the count in the low 4
+// bits), each piece costing 223 tokens' walk (840 x 223 / L 840ths).
+// CHECK: derived = {ws_chains = "b * 80", ws_pieces = "min(min(min(min(min(min(min(((840 * ceildiv(ws_chains * 1, num_sms) + 420 * ceildiv(ws_chains * 0, 2 * num_sms)) / 1 + 187320 / max(L, 1)) * 16 + 1, ((840 * ceildiv(ws_chains * 2, num_sms) + 420 * ceildiv(ws_chains * 1, 2 * num_sms)) / 2 + 374640 / max(L, 1)) * 16 + 2),
+// CHECK-SAME: ((840 * ceildiv(ws_chains * 8, num_sms) + 420 * ceildiv(ws_chains * 7, 2 * num_sms)) / 8 + 1498560 / max(L, 1)) * 16 + 8) % 16"}
 // The piece states first, where there are two pieces or more: a state
 // warpgroup and a producer warp (160 threads) per (piece but the last,
 // row, head), with B, x and dt by TMA (4 stages, 103472 bytes).

@@ -66,20 +66,17 @@ std::string unsupportedLayer(const SSDProblem &p, StringRef chip) {
 namespace {
 
 /// The derived symbols of `auto`'s pieces: the chains (blocks of one
-/// piece), the most pieces L allows, and the count the model picks.
+/// piece) and the count the model picks.
 void addAutoPieces(SSDProblem &p) {
   // Waves of blocks: the SSD kernel's, one a SM, walk L / s tokens each;
   // the piece states' (s - 1 pieces), two a SM, the same tokens at
-  // kPieceWaveCostPercent of the cost; each piece costs a little more
-  // (kPieceCost). The score is the time in 1/840ths of one SSD wave over L
-  // (840 = lcm(1 .. 8)), times 16, plus s, so that the least score names
-  // the best s, the fewest pieces on a tie. Counts above ws_max_pieces
-  // (pieces under kMinPieceTokens tokens) score beyond every other.
+  // kPieceWaveCostPercent of the cost; each piece costs as much as
+  // kPieceCostTokens tokens more of a wave. The score is the time in
+  // 1/840ths of one SSD wave over L (840 = lcm(1 .. 8)), times 16, plus s,
+  // so that the least score names the best s, the fewest pieces on a tie.
   p.derived.push_back(
       {"ws_chains",
        p.batchExpr + " * " + std::to_string(p.heads * (p.headDim / kPBlock))});
-  p.derived.push_back(
-      {"ws_max_pieces", "max(1, L / " + std::to_string(kMinPieceTokens) + ")"});
   std::string best;
   for (int64_t s = 1; s <= kMaxPieces; ++s) {
     std::string n = std::to_string(s);
@@ -87,10 +84,9 @@ void addAutoPieces(SSDProblem &p) {
                        std::to_string(840 * kPieceWaveCostPercent / 100) +
                        " * ceildiv(ws_chains * " + std::to_string(s - 1) +
                        ", 2 * num_sms)) / " + n + " + " +
-                       std::to_string(kPieceCost * s);
-    std::string tooMany =
-        "100000 * min(1, " + std::to_string(s - 1) + " / ws_max_pieces)";
-    std::string score = "(" + time + " + " + tooMany + ") * 16 + " + n;
+                       std::to_string(840 * kPieceCostTokens * s) +
+                       " / max(L, 1)";
+    std::string score = "(" + time + ") * 16 + " + n;
     best = best.empty() ? score : "min(" + best + ", " + score + ")";
   }
   p.derived.push_back({kPiecesSymbol.str(), best + " % 16"});

@@ -24,16 +24,15 @@ inline constexpr llvm::StringLiteral kPieceStatesKernelName =
     "ssd_warp_specialized_piece_states";
 inline constexpr llvm::StringLiteral kPiecesSymbol = "ws_pieces";
 
-/// The model `auto` picks the pieces by (autoPieces), fitted on the H100
-/// (Mamba-2 2.7B, b 1 to 8, 2K to 128K tokens;
-/// bench/NOTES-fused-gpu.md): pieces 1 to kMaxPieces of at least
-/// kMinPieceTokens tokens; a wave of the piece states' blocks (two a SM)
-/// costs kPieceWaveCostPercent of one of the SSD kernel's over the same
-/// tokens, and each piece kPieceCost 840ths of an SSD wave over L.
+/// The model `auto` picks the pieces by, fitted on the H100 (Mamba-2
+/// 2.7B, b 1 to 8, 2K to 128K tokens, 1 to 8 pieces;
+/// bench/NOTES-fused-gpu.md): pieces 1 to kMaxPieces; a wave of the piece
+/// states' blocks (two a SM) costs kPieceWaveCostPercent of one of the SSD
+/// kernel's over the same tokens, and each piece about as much as
+/// kPieceCostTokens more tokens of a chain (6 us on the H100).
 inline constexpr int64_t kMaxPieces = 8;
-inline constexpr int64_t kMinPieceTokens = 640;
-inline constexpr int64_t kPieceWaveCostPercent = 85;
-inline constexpr int64_t kPieceCost = 2;
+inline constexpr int64_t kPieceWaveCostPercent = 50;
+inline constexpr int64_t kPieceCostTokens = 223;
 
 /// Why the layer cannot take the kernel on `chip` (naming the feature, the
 /// size or the type), e.g. "the layer has z"; empty when it can.
