@@ -1,0 +1,133 @@
+//===- ChunkMath.h - pieces of the warp-specialised kernels ----*- C++ -*-===//
+//
+// What the roles of the warp-specialised kernels share over one 64-token
+// chunk: the stage layouts and register budgets, a chunk's decays spread
+// over a warp and the token pairs a lane needs of them, the accumulator
+// lanes, and the wgmma products the roles issue.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SSD_LIB_CONVERSION_SSDTOGPU_WARPSPECIALIZED_CHUNKMATH_H
+#define SSD_LIB_CONVERSION_SSDTOGPU_WARPSPECIALIZED_CHUNKMATH_H
+
+#include "WarpSpecializedSSD.h"
+
+#include "../TmaCopy.h"
+
+namespace ssd {
+namespace gpu_lowering {
+namespace warp_specialized {
+
+/// A block's share of the head dimension (its p-block).
+constexpr int64_t kHeadDim = kPBlock;
+constexpr int64_t kGroupThreads = 128;
+/// Registers a thread of each role: the producer gives back what the state
+/// takes; with two output warpgroups each gives back 8 of the 128 that 512
+/// threads start with, so that the state still gets 232.
+constexpr int64_t kProducerRegisters = 40, kStateRegisters = 232;
+constexpr int64_t kOutputRegisters[] = {232, 120};
+/// One 64-wide bf16 panel of a chunk's rows in the 128-byte swizzle.
+constexpr int64_t kPanelBytes = kChunk * 128;
+constexpr int64_t kDtBoxBytes = 4 * kDtHeads * kChunk;
+constexpr int64_t alignedToSwizzle(int64_t bytes) {
+  return (bytes + kSwizzleAlign - 1) / kSwizzleAlign * kSwizzleAlign;
+}
+
+/// Where a stage holds each operand (byte offsets; C at -1 where the
+/// kernel reads none), the bytes its copies bring, and its size (the next
+/// stage 1024-aligned).
+struct StageLayout {
+  int64_t c, b, x, dt, copyBytes, bytes;
+};
+/// The SSD's stage: C and B (two panels each), x (one), dt (64 x 4 f32).
+constexpr StageLayout kSSDStage = {
+    0,
+    2 * kPanelBytes,
+    4 * kPanelBytes,
+    5 * kPanelBytes,
+    5 * kPanelBytes + kDtBoxBytes,
+    alignedToSwizzle(5 * kPanelBytes + kDtBoxBytes)};
+/// The piece states' stage: B, x and dt.
+constexpr StageLayout kPieceStage = {
+    -1,
+    0,
+    2 * kPanelBytes,
+    3 * kPanelBytes,
+    3 * kPanelBytes + kDtBoxBytes,
+    alignedToSwizzle(3 * kPanelBytes + kDtBoxBytes)};
+/// The piece-states kernel: one state warpgroup and one producer warp,
+/// `kPieceStages` stages (two blocks fit a SM).
+constexpr int64_t kPieceStages = 4;
+constexpr int64_t kPieceThreads = kGroupThreads + 32;
+/// The published state: 64 rows (p) of 128 bf16 (n), two panels.
+constexpr int64_t kPublishedBytes = 2 * kPanelBytes;
+
+/// A head's parameters: A, dt's bias and the skip weight D, and its
+/// column in a stage's dt box.
+struct HeadParams {
+  Value a, dtBias, d, dtColumn;
+};
+
+/// The cumulative decays of one chunk, spread over a warp: lane l holds
+/// tokens 2l and 2l + 1 (dt processed by the layer's rule: bias,
+/// softplus, limits; g the cumsum of dt A inside the chunk).
+struct ChunkDecays {
+  Value g[2], dt[2];
+  Value gLast;
+};
+
+/// Every warp of a consumer role computes its own copy from the stage's dt
+/// (five shuffles), so neither role waits for the other. Tokens from
+/// `valid` on (past the sequence's end) get dt = 0: no decay, no input.
+ChunkDecays chunkDecays(Emitter &e, const SSDProblem &dtRule, Value dtView,
+                        const HeadParams &head, Value valid);
+
+/// Tokens 8j + 2 (lane % 4) + {0, 1}: the columns lane holds in n8
+/// fragment j of an accumulator, or k columns of an A fragment.
+struct TokenPair {
+  Value g[2], dt[2];
+};
+TokenPair columnPair(Emitter &e, const ChunkDecays &d, int64_t j);
+
+/// The value of token `row` (index, per lane) of a pair spread as
+/// ChunkDecays spreads g and dt.
+Value ofToken(Emitter &e, const Value pair[2], Value row);
+
+/// g and dt of token `row`.
+Value gOfToken(Emitter &e, const ChunkDecays &d, Value row);
+Value dtOfToken(Emitter &e, const ChunkDecays &d, Value row);
+
+/// This lane's first accumulator row in its warp's 16 (warp w % 4 of a
+/// warpgroup holds rows 16 (w % 4) ..) and first column in an n8 fragment.
+struct AccumulatorLane {
+  Value row, col;
+};
+AccumulatorLane accumulatorLane(Emitter &e);
+
+/// `d` += A B^T over K = `steps` x 16, both operands K-major in the
+/// swizzle: A's k16 step s by descriptor at `aAt(s)`, B's at `bAt(s)`.
+Value wgmmaKMajor(Emitter &e, Value d, int64_t n, int64_t steps,
+                  llvm::function_ref<Value(int64_t)> aAt,
+                  llvm::function_ref<Value(int64_t)> bAt);
+
+/// `d` += A B as one commit group, waited for: A the chunk's four k16
+/// register fragments `aFrags` (K = 64 tokens), B the chunk's N-major
+/// swizzled rows at `bRows` (N = `n`, 64-wide panels a chunk apart).
+Value wgmmaChunkRegisterA(Emitter &e, Value d, llvm::ArrayRef<Value> aFrags,
+                          Value bRows, int64_t n);
+
+/// The byte address of a K-major swizzled operand's k16 step `s` (k over
+/// 64-wide panels of `kPanelBytes`).
+Value kStepAddress(Emitter &e, Value base, int64_t s);
+
+/// Scales each accumulator row r of `fragments` by `rowScale[r]`, r in
+/// {0, 1}: the lane's rows row and row + 8.
+llvm::SmallVector<Value> scaleRows(Emitter &e, llvm::ArrayRef<Value> fragments,
+                             Value rowScale[2]);
+
+Value bf16Pair(Emitter &e, Value lo, Value hi);
+
+} // namespace warp_specialized
+} // namespace gpu_lowering
+} // namespace ssd
+
+#endif // SSD_LIB_CONVERSION_SSDTOGPU_WARPSPECIALIZED_CHUNKMATH_H

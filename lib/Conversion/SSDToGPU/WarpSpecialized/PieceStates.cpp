@@ -1,0 +1,128 @@
+//===- PieceStates.cpp - the pieces' states by a warpgroup ----------------===//
+//
+// The piece states' kernel (WarpSpecializedSSD.h): each piece but the last
+// walked from its last chunk to its first into its state from zero and its
+// decay, x scaled in place and (w x)^T B from shared memory.
+//
+//===----------------------------------------------------------------------===//
+#include "RoleBuilder.h"
+
+#include "../Wgmma.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+namespace warp_specialized {
+
+void RoleBuilder::scaleXInPlace(Value base, const ChunkDecays &toEnd) {
+  Value tid = e.rem(e.threadId(), e.idx(kGroupThreads));
+  Value row = e.div(tid, e.idx(2));
+  Value half = e.rem(tid, e.idx(2));
+  Value w =
+      e.mulf(e.expRoundedTo16Bits(e.subf(toEnd.gLast, gOfToken(e, toEnd, row))),
+             dtOfToken(e, toEnd, row));
+  auto wide = VectorType::get({8}, e.b.getF32Type());
+  auto narrow = VectorType::get({8}, e.b.getBF16Type());
+  Value wVec = vector::BroadcastOp::create(e.b, wide, w);
+  Value xView = panels(base, layout.x, 1);
+  for (int64_t u = 0; u < 4; ++u) {
+    SmallVector<Value> idx =
+        swizzled128At(e, row, e.add(e.mul(half, 32), e.idx(8 * u)));
+    SmallVector<Value> at = {idx[0], idx[1], idx[2]};
+    Value x = arith::ExtFOp::create(e.b, wide, e.loadVector(xView, at, 8));
+    e.storeVector(arith::TruncFOp::create(e.b, narrow, e.mulf(x, wVec)), xView,
+                  at);
+  }
+}
+
+void RoleBuilder::walkPieceState(StageRing &inputs, const HeadParams &params) {
+  Value ringAt = sharedAddress(ring);
+  auto shape = NVVM::MMAShapeAttr::get(e.b.getContext(), 64, kState, 16);
+  Value groupBarrier = e.b.create<arith::ConstantIntOp>(1, 32);
+  Value groupThreads = e.b.create<arith::ConstantIntOp>(kGroupThreads, 32);
+  SmallVector<Value> end = e.forLoop(
+      e.idx(0), chunkCount, e.idx(1),
+      {wgmmaZeroAccumulators(e, kState), e.f32(0.0)},
+      [&](Value i, ValueRange cur) -> SmallVector<Value> {
+        inputs.waitFull(i);
+        Value base = stageBase(inputs.stage(i));
+        ChunkDecays d = decays(chunkOf(i, /*reverse=*/true), base, params);
+        ChunkDecays toEnd = d;
+        toEnd.gLast = e.addf(d.gLast, cur[1]);
+        scaleXInPlace(base, toEnd);
+        fenceSharedForAsyncProxy(e);
+        NVVM::BarrierOp::create(e.b, Type(), groupBarrier, groupThreads,
+                                NVVM::BarrierReductionAttr(), Value());
+
+        Value xRows = e.add(ringAt, e.add(base, layout.x));
+        Value bRows = e.add(ringAt, e.add(base, layout.b));
+        Value acc = cur[0];
+        NVVM::WgmmaFenceAlignedOp::create(e.b);
+        for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
+          Value step = e.idx(ks * 16 * 128);
+          acc = NVVM::WgmmaMmaAsyncOp::create(
+              e.b, acc.getType(), acc,
+              swizzledNMajorDescriptor(e, e.add(xRows, step), kPanelBytes),
+              swizzledNMajorDescriptor(e, e.add(bRows, step), kPanelBytes),
+              shape, NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::bf16,
+              NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+              NVVM::MMALayout::col, NVVM::MMALayout::row,
+              /*satfinite=*/nullptr);
+        }
+        NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
+        NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
+        e.ifThen(e.lt(e.idx(0), i),
+                 [&] { inputs.release(e.sub(i, e.idx(1))); });
+        return {acc, e.addf(cur[1], d.gLast)};
+      });
+  NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
+  e.ifThen(e.lt(e.idx(0), chunkCount),
+           [&] { inputs.release(e.sub(chunkCount, e.idx(1))); });
+  storeStateFragments(wgmmaFragments(e, end[0], kState / 8), ops.pieceStates,
+                      {row, head, piece});
+  e.ifThen(e.andi(e.eq(e.threadId(), e.idx(0)), e.eq(p0, e.idx(0))), [&] {
+    e.store(end[1], ops.pieceDecays, {row, head, piece});
+  });
+}
+
+void RoleBuilder::emitPieceStates(KernelFunc &kernel) {
+  kernel.useSharedArena();
+  ring = kernel.sharedBufferAligned(kPieceStages * layout.bytes, kSwizzleAlign);
+  StageRing inputs(e, kernel, kPieceStages, kGroupThreads);
+  Value tid = e.threadId();
+  e.ifThen(e.eq(tid, e.idx(0)), [&] { inputs.init(); });
+  e.barrier();
+
+  locateBlock();
+  HeadParams params = headParams();
+  e.ifThen(e.lt(tid, e.idx(kGroupThreads)),
+           [&] { walkPieceState(inputs, params); });
+  e.ifThen(e.eq(tid, e.idx(kGroupThreads)),
+           [&] { produce(inputs, /*reverse=*/true); });
+}
+
+int64_t pieceStatesThreads() { return kPieceThreads; }
+
+int64_t pieceStatesSharedBytes() {
+  return kPieceStages * kPieceStage.bytes + kSwizzleAlign + 16 * kPieceStages;
+}
+
+void emitPieceStatesKernel(ImplicitLocOpBuilder &b, KernelFunc &kernel,
+                           const Shape &shape, const Operands &operands) {
+  assert(unsupportedShape(shape).empty() && "a shape the kernel takes");
+  assert(operands.pieceStates && operands.pieceDecays && "piece workspaces");
+  Emitter e(b);
+  RoleBuilder(e, shape, operands, kPieceStage).emitPieceStates(kernel);
+}
+
+} // namespace warp_specialized
+} // namespace gpu_lowering
+} // namespace ssd

@@ -1,0 +1,130 @@
+//===- RoleBuilder.cpp - the block, its piece and the producer ------------===//
+//
+// What both kernels' roles share: the block's (piece, row, head, p-block)
+// and its piece's chunks, its head's parameters, the producer's copies, a
+// chunk's decays from its stage, and the state's fragments in and out of
+// global memory.
+//
+//===----------------------------------------------------------------------===//
+#include "RoleBuilder.h"
+
+#include "../Wgmma.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace ssd {
+namespace gpu_lowering {
+namespace warp_specialized {
+
+void RoleBuilder::produce(StageRing &inputs, bool reverse) {
+  e.forLoop(e.idx(0), chunkCount, e.idx(1), [&](Value i) {
+    Value s = inputs.acquire(i, layout.copyBytes);
+    Value base = stageBase(s);
+    Value full = inputs.full(s);
+    Value token = e.mul(chunkOf(i, reverse), kChunk);
+    auto at = [&](int64_t offset) {
+      return elementPointer(e, ring, {e.add(base, offset)}, /*space=*/3);
+    };
+    // Coordinates innermost first: (column, head or group, token, row).
+    for (int64_t panel = 0; panel < 2; ++panel) {
+      Value col = e.idx(panel * kSwizzlePanel);
+      if (layout.c >= 0)
+        copyTmaBox(e, ops.cMap, at(layout.c + panel * kPanelBytes), full,
+                   {col, group, token, row});
+      copyTmaBox(e, ops.bMap, at(layout.b + panel * kPanelBytes), full,
+                 {col, group, token, row});
+    }
+    copyTmaBox(e, ops.xMap, at(layout.x), full, {p0, head, token, row});
+    Value firstHead = e.sub(head, e.rem(head, e.idx(kDtHeads)));
+    copyTmaBox(e, ops.dtMap, at(layout.dt), full, {firstHead, token, row});
+  });
+}
+
+SmallVector<Value> RoleBuilder::loadStateFragments(Value states,
+                                                   ValueRange outer) {
+  AccumulatorLane at = accumulatorLane(e);
+  SmallVector<Value> frags;
+  for (int64_t j = 0; j < kState / 8; ++j) {
+    SmallVector<Value> elements;
+    for (int64_t r = 0; r < 2; ++r) {
+      SmallVector<Value> idx(outer);
+      idx.push_back(e.add(p0, e.add(at.row, e.idx(8 * r))));
+      idx.push_back(e.add(at.col, e.idx(8 * j)));
+      Value pair = e.loadVector(states, idx, 2);
+      for (int64_t i = 0; i < 2; ++i)
+        elements.push_back(
+            vector::ExtractOp::create(e.b, pair, ArrayRef<int64_t>{i}));
+    }
+    frags.push_back(vector::FromElementsOp::create(
+        e.b, VectorType::get({2, 2}, e.b.getF32Type()), elements));
+  }
+  return frags;
+}
+
+void RoleBuilder::storeStateFragments(ArrayRef<Value> frags, Value states,
+                                      ValueRange outer) {
+  AccumulatorLane at = accumulatorLane(e);
+  for (int64_t j = 0; j < kState / 8; ++j)
+    for (int64_t r = 0; r < 2; ++r) {
+      Value pair =
+          vector::ExtractOp::create(e.b, frags[j], ArrayRef<int64_t>{r});
+      SmallVector<Value> idx(outer);
+      idx.push_back(e.add(p0, e.add(at.row, e.idx(8 * r))));
+      idx.push_back(e.add(at.col, e.idx(8 * j)));
+      e.storeVector(pair, states, idx);
+    }
+}
+
+ChunkDecays RoleBuilder::decays(Value c, Value base, const HeadParams &params) {
+  Value valid = e.sub(seqLen, e.mul(c, kChunk));
+  return chunkDecays(e, shape.dtRule, dtView(base), params, valid);
+}
+
+void RoleBuilder::locateBlock() {
+  // Block (piece, row, head, p-block), the p-blocks of a head adjacent so
+  // that they read its B and C rows close in time, and the pieces
+  // outermost so that the blocks running at once read the same tokens'
+  // B and C (shared by a group's heads).
+  int64_t pBlocks = shape.headDim / kPBlock;
+  Value block = e.blockId(gpu::Dimension::x);
+  Value inPiece = block;
+  if (ops.pieceDecays) {
+    Value chains = e.mul(e.dim(ops.y, 0), shape.heads * pBlocks);
+    piece = e.div(block, chains);
+    inPiece = e.rem(block, chains);
+  }
+  Value chain = e.div(inPiece, e.idx(pBlocks));
+  p0 = e.mul(e.rem(inPiece, e.idx(pBlocks)), kPBlock);
+  row = e.div(chain, e.idx(shape.heads));
+  head = e.rem(chain, e.idx(shape.heads));
+  group = e.div(head, e.idx(shape.heads / shape.groups));
+  seqLen = e.dim(ops.y, 1);
+  Value numChunks = e.div(e.add(seqLen, e.idx(kChunk - 1)), e.idx(kChunk));
+  if (!ops.pieceDecays) {
+    firstChunk = e.idx(0);
+    chunkCount = numChunks;
+    return;
+  }
+  // Pieces of ceil(chunks / pieces) chunks; the last ones may be short or
+  // empty.
+  pieces = e.dim(ops.pieceDecays, 2);
+  Value perPiece = e.div(e.add(numChunks, e.sub(pieces, e.idx(1))), pieces);
+  firstChunk = e.min(e.mul(piece, perPiece), numChunks);
+  chunkCount = e.sub(e.min(e.add(firstChunk, perPiece), numChunks), firstChunk);
+}
+
+HeadParams RoleBuilder::headParams() {
+  return {
+      e.load(ops.a, {head}), ops.dtBias ? e.load(ops.dtBias, {head}) : Value(),
+      ops.d ? e.load(ops.d, {head}) : Value(), e.rem(head, e.idx(kDtHeads))};
+}
+
+} // namespace warp_specialized
+} // namespace gpu_lowering
+} // namespace ssd
