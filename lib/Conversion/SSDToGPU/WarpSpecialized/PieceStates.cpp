@@ -111,10 +111,6 @@ void RoleBuilder::emitPieceStates(KernelFunc &kernel) {
 
 int64_t pieceStatesThreads() { return kPieceThreads; }
 
-int64_t pieceStatesSharedBytes() {
-  return kPieceStages * kPieceStage.bytes + kSwizzleAlign + 16 * kPieceStages;
-}
-
 void emitPieceStatesKernel(ImplicitLocOpBuilder &b, KernelFunc &kernel,
                            const Shape &shape, const Operands &operands) {
   assert(unsupportedShape(shape).empty() && "a shape the kernel takes");

@@ -99,9 +99,9 @@ void emitKernel(mlir::ImplicitLocOpBuilder &b, KernelFunc &kernel,
                 const Shape &shape, const Operands &operands);
 
 /// The piece states' kernel: threads of a block (a state warpgroup and a
-/// producer warp), bytes of dynamic shared memory (two blocks fit a SM).
+/// producer warp; its shared memory, two blocks a SM, is the kernel's arena
+/// size once emitted).
 int64_t pieceStatesThreads();
-int64_t pieceStatesSharedBytes();
 /// Emits its body into `kernel` like emitKernel; the grid is batch x heads
 /// x headDim / 64 x (pieces - 1) blocks, each writing its piece's state and
 /// decay (p-block 0) into the workspaces.
