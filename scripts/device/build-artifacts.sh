@@ -178,6 +178,17 @@ mkdir -p "$extra"
   --batch 2 --seqlen 300 --nheads 8 --headdim 128 --dstate 128 --ngroups 2 \
   --features D,dt_bias,softplus,initial_states --dt-limit 0.001,0.3 --seed 11 ||
   { echo "FAIL: x05_warp_specialized"; status=1; }
+# x06_wide_decays and x07_narrow_decays: layers the warp-specialised kernel
+# takes whose chunks decay by more than e^-64 (the causal weights taken as
+# exp(g_t - g_s) dt_s) and by far less (factored as e_t f_s).
+"$build/bin/ssd-make-case" -o "$extra/x06_wide_decays" --name x06_wide_decays \
+  --batch 2 --seqlen 300 --nheads 4 --headdim 64 --dstate 128 --ngroups 1 \
+  --features D,dt_bias,softplus,initial_states --a-range -16,-8 --dt-range 0.2,1 --seed 12 ||
+  { echo "FAIL: x06_wide_decays"; status=1; }
+"$build/bin/ssd-make-case" -o "$extra/x07_narrow_decays" --name x07_narrow_decays \
+  --batch 2 --seqlen 300 --nheads 4 --headdim 64 --dstate 128 --ngroups 1 \
+  --features D,dt_bias,softplus,initial_states --a-range -1,-0.5 --dt-range 0.01,0.2 --seed 13 ||
+  { echo "FAIL: x07_narrow_decays"; status=1; }
 
 for case in "$golden"/*/ "$extra"/*/; do
   name=$(basename "$case")

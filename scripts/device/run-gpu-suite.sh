@@ -315,6 +315,12 @@ all_sanitizers() {
 # barrier, on the case with odd item counts.
 all_sanitizers fused-cluster x03_cluster_odd ||
   echo "note: the cluster sanitizer runs not run (no fused-cluster artifacts)" | tee -a "$log"
+# The warp-specialised kernels: the prep warps' stages, the y tiles and
+# their barriers; pieces on a ragged case, the unfactored weights alone.
+all_sanitizers fused-ws-pieces x05_warp_specialized ||
+  echo "note: the pieces sanitizer runs not run (no fused-ws-pieces artifacts)" | tee -a "$log"
+all_sanitizers fused-ws x06_wide_decays ||
+  echo "note: the wide-decay sanitizer runs not run (no fused-ws artifacts)" | tee -a "$log"
 run_step racecheck-fused-bf16 timeout 300 "$sanitizer" --tool racecheck --error-exitcode 9 \
   "$ssd_run_bin" --case "$art/golden/c03_seq_idx" --backend gpu \
   --artifact "$art/golden-art/fused/c03_seq_idx-q64-bf16" --chunk-size 64 --dtype bf16

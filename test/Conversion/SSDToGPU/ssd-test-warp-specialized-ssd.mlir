@@ -13,15 +13,20 @@
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=1" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES-LOW
 
 // Three stages of C, B (two swizzled panels each), x and dt (41984 bytes
-// each, 1024-aligned), the published state's two buffers and ten mbarriers.
-// CHECK: module attributes {gpu.container_module, ssd.shared_memory = 160816 : i64}
+// of copies), the scaled x and the prepared decays (52224 bytes a stage,
+// 1024-aligned), the published state's two buffers, two y tiles, and
+// sixteen mbarriers.
+// CHECK: module attributes {gpu.container_module, ssd.shared_memory = 208976 : i64}
 // CHECK: gpu.func @warp_specialized_ssd(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[A:.*]]: memref<8xf32>, %[[BIAS:.*]]: memref<8xf32>, %[[D:.*]]: memref<8xf32>, %[[INITIAL:.*]]: memref<2x8x64x128xf32>, %[[Y:.*]]: memref<2x128x8x64xbf16>, %[[STATES:.*]]: memref<2x8x64x128xf32>) kernel
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32
 // The input ring: one TMA arrival fills a stage, both consumer roles (256
-// threads) release it. The published state: the state role's 128 threads
-// publish a buffer, the output role's 128 release it.
+// threads) release it. The prepared ring: the 64 prep threads publish a
+// stage (its empty barriers go unused). The published state: the state
+// role's 128 threads publish a buffer, the output role's 128 release it.
 // CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}}
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c256_i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c64_i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c128_i32
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: gpu.barrier
@@ -38,7 +43,7 @@
 // 41984 bytes: C and B in two 64-column boxes each, x's, dt's box of the
 // four heads from head - head % 4; coordinates innermost first (column,
 // head or group, token 64 c, row).
-// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.setmaxregister decrease 48
 // CHECK: scf.for %[[C:.*]] = %c0{{.*}} to %[[CHUNKS]] step %c1
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c41984_i32
 // CHECK: %[[TOKEN:.*]] = arith.muli %[[C]], %c64{{.*}} : index
@@ -54,33 +59,64 @@
 // CHECK: %[[FIRST32:.*]] = arith.index_cast %[[FIRST]] : index to i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg3, %{{.*}}, box[%[[FIRST32]], %{{.*}}, %{{.*}}]
 
-// The state role: the state in 64 f32 registers a thread, carried by the
-// chunk loop; each chunk waits for its stage, scans dt A over the warp,
-// publishes the state in bf16 (8 stmatrix.x4 a warp), fences them for wgmma's
-// proxy and arrives; then four ldmatrix.trans fragments of x^T, scaled, and
-// four register-A wgmma m64n128k16 with B N-major (transposed).
-// The state starts as the initial state (32 pairs a thread); dt is
-// softplus(dt + bias), and 0 from the sequence's end on (L - 64 c tokens
-// of the chunk are in it).
-// CHECK: nvvm.setmaxregister increase 232
-// CHECK-COUNT-32: vector.load %[[INITIAL]]
-// CHECK: scf.for %[[SC:.*]] = %c0{{.*}} to %[[CHUNKS]] step %c1{{.*}} iter_args(%{{.*}}) -> (!llvm.struct<(f32, f32
+// The prep warps (threads 32 to 95, a token each): per chunk, once its
+// copies have landed, dt = softplus(dt + bias) (0 from the sequence's end
+// on: L - 64 c tokens of the chunk are in it) scanned over the warp; the
+// chunk is factored where g_last > -64; then the token's e, f, g and dt
+// and the chunk's g_last and exp(g_last) into the stage, x's row scaled
+// by exp(g_last - g) dt (eight 16-byte pieces), fenced for the async
+// proxy, and the prepared stage published.
+// CHECK: %[[PREP_HI:.*]] = arith.cmpi slt, %{{.*}}, %c96{{.*}} : index
+// CHECK: %[[PREP_LO:.*]] = arith.cmpi sle, %c32{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[PREP:.*]] = arith.andi %[[PREP_LO]], %[[PREP_HI]] : i1
+// CHECK-NEXT: scf.if %[[PREP]]
+// CHECK: scf.for %[[PC:.*]] = %c0{{.*}} to %[[CHUNKS]] step %c1
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: %[[DONE:.*]] = arith.muli %[[SC]], %c64{{.*}} : index
+// CHECK: %[[DONE:.*]] = arith.muli %[[PC]], %c64{{.*}} : index
 // CHECK-NEXT: %[[VALID:.*]] = arith.subi %c128{{.*}}, %[[DONE]] : index
 // CHECK: math.log1p
 // CHECK: %[[IN:.*]] = arith.cmpi slt, %{{.*}}, %[[VALID]] : index
 // CHECK-NEXT: arith.select %[[IN]], %{{.*}}, %cst{{.*}} : f32
 // CHECK: gpu.shuffle up
-// CHECK: gpu.shuffle idx
-// CHECK-COUNT-8: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32, i32, i32
-// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: %[[LAST_LANE:.*]] = arith.index_cast %c31 : index to i32
+// CHECK-NEXT: %[[GLAST:.*]], %{{.*}} = gpu.shuffle idx %{{.*}}, %[[LAST_LANE]]
+// CHECK: %[[SPAN:.*]] = arith.constant -6.400000e+01 : f32
+// CHECK-NEXT: %[[FACTORED:.*]] = arith.cmpf ogt, %[[GLAST]], %[[SPAN]] : f32
+// CHECK: math.exp
+// CHECK: memref.store %{{.*}} : memref<258xf32, #gpu.address_space<workgroup>>
+// CHECK: ex2.approx.ftz.f32
+// CHECK: arith.select %[[FACTORED]]
+// CHECK-COUNT-3: memref.store %{{.*}} : memref<258xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store %[[GLAST]], %{{.*}}[%c256]
+// CHECK: math.exp %[[GLAST]]
+// CHECK: ex2.approx.ftz.f32
+// CHECK: %c41984 = arith.constant 41984 : index
+// CHECK-COUNT-8: vector.store %{{.*}} : memref<1x64x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.mbarrier.arrive
-// CHECK-NEXT: math.exp
-// CHECK-COUNT-4: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
+
+// The state role: the state in 64 f32 registers a thread, carried by the
+// chunk loop; each chunk waits for its stage and its prepared decays,
+// writes the state in bf16 (8 stmatrix.x4 a warp, once the output role
+// has released the buffer), scales it by exp(g_last) from the stage,
+// issues (w x)^T B as four wgmma m64n128k16 with both operands in shared
+// memory (A M-major), and only then fences and publishes the state.
+// The state starts as the initial state (32 pairs a thread).
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK-COUNT-32: vector.load %[[INITIAL]]
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %[[CHUNKS]] step %c1{{.*}} iter_args(%{{.*}}) -> (!llvm.struct<(f32, f32
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: scf.if
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NEXT: }
+// CHECK-COUNT-8: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK: memref.load %{{.*}}[%c257] : memref<258xf32, #gpu.address_space<workgroup>>
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.mbarrier.arrive
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.mbarrier.arrive
 // The last state, 32 pairs a thread.
@@ -88,54 +124,79 @@
 
 // The output role: C B^T (eight k16 steps over the state size) as one
 // group; then, once the state is published, C S^T as a second group; the
-// weights while that runs (C B^T's group done), C S^T done, the published
-// buffer released; C S^T's rows scaled, then P x as four register-A
-// wgmma m64n64k16; D x from the stage's x (16 pairs a thread), the stage
-// released, y stored in bf16: each of the lane's two rows (8 pairs) where
-// its token is before the sequence's end.
-// CHECK: nvvm.setmaxregister increase 232
+// weights while that runs (C B^T's group done): e_t f_s from the prepared
+// decays where the chunk is factored (eight f pairs, no exponential),
+// else exp(g_t - g_s) dt_s (16 g and dt pairs, 32 exponentials); C S^T
+// done, the published buffer released; C S^T's rows scaled by e_t, x's
+// fragments for D x by ldmatrix, then P x as four register-A wgmma
+// m64n64k16; the stage released, y in bf16 by stmatrix into the group's
+// tile, a 128-thread barrier, and whole rows stored: four 16-byte pieces a
+// thread, each where its token is before the sequence's end.
+// CHECK: nvvm.setmaxregister increase 224
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: %[[OUT_FACTORED:.*]] = arith.cmpf ogt, %{{.*}}, %cst{{.*}} : f32
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: scf.if %[[OUT_FACTORED]] -> (vector<2xbf16>
+// CHECK-COUNT-8: vector.load %{{.*}} : memref<258xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK-NOT: ex2.approx
+// CHECK: } else {
+// CHECK-COUNT-16: vector.load %{{.*}} : memref<258xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // CHECK-COUNT-32: ex2.approx.ftz.f32
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.mbarrier.arrive
+// CHECK-COUNT-4: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 1;
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-COUNT-16: vector.load %{{.*}} : memref<1x64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // CHECK: nvvm.mbarrier.arrive
+// CHECK-COUNT-4: nvvm.stmatrix
+// CHECK: nvvm.barrier id = %c2_i32 number_of_threads = %c128_i32
+// CHECK-NOT: vector.store
 // CHECK: %[[T0:.*]] = arith.cmpi slt, %{{.*}}, %c128{{.*}} : index
 // CHECK-NEXT: scf.if %[[T0]]
-// CHECK-COUNT-8: vector.store %{{.*}}, %[[Y]]{{.*}} : memref<2x128x8x64xbf16>, vector<2xbf16>
+// CHECK: vector.load %{{.*}} : memref<2x1x64x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %{{.*}}, %[[Y]]{{.*}} : memref<2x128x8x64xbf16>, vector<8xbf16>
 // CHECK: %[[T1:.*]] = arith.cmpi slt, %{{.*}}, %c128{{.*}} : index
 // CHECK-NEXT: scf.if %[[T1]]
-// CHECK-COUNT-8: vector.store %{{.*}}, %[[Y]]{{.*}} : memref<2x128x8x64xbf16>, vector<2xbf16>
+// CHECK: vector.load %{{.*}} : memref<2x1x64x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %{{.*}}, %[[Y]]{{.*}} : memref<2x128x8x64xbf16>, vector<8xbf16>
+// CHECK: %[[T2:.*]] = arith.cmpi slt, %{{.*}}, %c128{{.*}} : index
+// CHECK-NEXT: scf.if %[[T2]]
+// CHECK: vector.load %{{.*}} : memref<2x1x64x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %{{.*}}, %[[Y]]{{.*}} : memref<2x128x8x64xbf16>, vector<8xbf16>
+// CHECK: %[[T3:.*]] = arith.cmpi slt, %{{.*}}, %c128{{.*}} : index
+// CHECK-NEXT: scf.if %[[T3]]
+// CHECK: vector.load %{{.*}} : memref<2x1x64x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %{{.*}}, %[[Y]]{{.*}} : memref<2x128x8x64xbf16>, vector<8xbf16>
 // CHECK-NOT: vector.store
 // CHECK: gpu.return
 
-// Two output warpgroups (512 threads) give back 8 registers each, so the
-// state still gets 232 once the producer gives back 88; they take the
-// chunks by turns: 0, 2 and 1, 3 of the four.
+// Two output warpgroups (512 threads, 128 registers each at launch): the
+// producer's warpgroup gives back 80, the state takes 48 more and each
+// output warpgroup 16; they take the chunks by turns (0, 2 and 1, 3 of
+// the four), each with its own y tiles and barrier.
 // TWO: known_block_size = array<i32: 512, 1, 1>
-// TWO: nvvm.setmaxregister decrease 40
-// TWO: nvvm.setmaxregister increase 232
-// TWO: nvvm.setmaxregister decrease 120
+// TWO: nvvm.setmaxregister decrease 48
+// TWO: nvvm.setmaxregister increase 176
+// TWO: nvvm.setmaxregister increase 144
 // TWO: scf.for %{{.*}} = %c0{{.*}} to %[[CHUNKS:.*]] step %c2
-// TWO: nvvm.setmaxregister decrease 120
+// TWO: nvvm.barrier id = %c2_i32 number_of_threads = %c128_i32
+// TWO: nvvm.setmaxregister increase 144
 // TWO: scf.for %{{.*}} = %c1{{.*}} to %[[CHUNKS]] step %c2
+// TWO: nvvm.barrier id = %c3_i32 number_of_threads = %c128_i32
 
 // 100 tokens: two chunks, the second of 36; y's rows stored below 100.
 // RAGGED: %[[END:.*]] = arith.addi %c100{{.*}}, %c63 : index
 // RAGGED-NEXT: arith.divui %[[END]], %c64{{.*}} : index
 // RAGGED: %[[T0:.*]] = arith.cmpi slt, %{{.*}}, %c100{{.*}} : index
 // RAGGED-NEXT: scf.if %[[T0]]
-// RAGGED-COUNT-8: vector.store %{{.*}} : memref<1x100x4x64xbf16>, vector<2xbf16>
+// RAGGED: vector.store %{{.*}} : memref<1x100x4x64xbf16>, vector<8xbf16>
 
 // Head dimension 128: two blocks a head (block = (row heads + head) 2 +
 // p-block), the p-block's 64 columns at 64 p-block; two groups of four

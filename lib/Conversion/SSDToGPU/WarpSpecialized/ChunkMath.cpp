@@ -38,16 +38,6 @@ ChunkDecays chunkDecays(Emitter &e, const SSDProblem &dtRule, Value dtView,
   return d;
 }
 
-TokenPair columnPair(Emitter &e, const ChunkDecays &d, int64_t j) {
-  Value src = e.add(e.idx(4 * j), e.rem(e.laneId(), e.idx(4)));
-  TokenPair t;
-  for (int64_t i = 0; i < 2; ++i) {
-    t.g[i] = e.warpShuffle(d.g[i], src);
-    t.dt[i] = e.warpShuffle(d.dt[i], src);
-  }
-  return t;
-}
-
 Value ofToken(Emitter &e, const Value pair[2], Value row) {
   Value src = e.div(row, e.idx(2));
   Value even = e.warpShuffle(pair[0], src), odd = e.warpShuffle(pair[1], src);
@@ -94,6 +84,25 @@ Value wgmmaChunkRegisterA(Emitter &e, Value d, ArrayRef<Value> aFrags,
                        n, e.b.getBF16Type(), /*bKMajor=*/false);
   NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
   NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
+  return d;
+}
+
+Value wgmmaChunkTransposedA(Emitter &e, Value d, Value aRows, Value bRows,
+                            int64_t n) {
+  auto shape = NVVM::MMAShapeAttr::get(e.b.getContext(), 64, n, 16);
+  NVVM::WgmmaFenceAlignedOp::create(e.b);
+  for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
+    Value step = e.idx(ks * 16 * 128);
+    d = NVVM::WgmmaMmaAsyncOp::create(
+        e.b, d.getType(), d,
+        swizzledNMajorDescriptor(e, e.add(aRows, step), kPanelBytes),
+        swizzledNMajorDescriptor(e, e.add(bRows, step), kPanelBytes), shape,
+        NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32,
+        NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+        NVVM::WGMMAScaleIn::one, NVVM::MMALayout::col, NVVM::MMALayout::row,
+        /*satfinite=*/nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
   return d;
 }
 

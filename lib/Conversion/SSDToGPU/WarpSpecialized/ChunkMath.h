@@ -20,11 +20,17 @@ namespace warp_specialized {
 /// A block's share of the head dimension (its p-block).
 constexpr int64_t kHeadDim = kPBlock;
 constexpr int64_t kGroupThreads = 128;
-/// Registers a thread of each role: the producer gives back what the state
-/// takes; with two output warpgroups each gives back 8 of the 128 that 512
-/// threads start with, so that the state still gets 232.
-constexpr int64_t kProducerRegisters = 40, kStateRegisters = 232;
-constexpr int64_t kOutputRegisters[] = {232, 120};
+/// Registers a thread of each role of the SSD kernel, with one output
+/// warpgroup (384 threads start with 168) and with two (512 threads start
+/// with 128): the state and outputs take what the producer's warpgroup
+/// (the copies and the prep warps) gives back.
+struct RegisterBudget {
+  int64_t producer, state, output;
+};
+constexpr RegisterBudget kRegisterBudgets[] = {{48, 232, 224}, {48, 176, 144}};
+/// The prep warps: warps 1 and 2 of the producer's warpgroup, a thread a
+/// token of the chunk.
+constexpr int64_t kPrepFirstThread = 32, kPrepThreads = kChunk;
 /// One 64-wide bf16 panel of a chunk's rows in the 128-byte swizzle.
 constexpr int64_t kPanelBytes = kChunk * 128;
 constexpr int64_t kDtBoxBytes = 4 * kDtHeads * kChunk;
@@ -32,34 +38,59 @@ constexpr int64_t alignedToSwizzle(int64_t bytes) {
   return (bytes + kSwizzleAlign - 1) / kSwizzleAlign * kSwizzleAlign;
 }
 
-/// Where a stage holds each operand (byte offsets; C at -1 where the
-/// kernel reads none), the bytes its copies bring, and its size (the next
-/// stage 1024-aligned).
+/// Where a stage holds each operand (byte offsets; -1 where the kernel's
+/// stage has none), the bytes its copies bring, and its size (the next
+/// stage 1024-aligned). `xs` and `prepared` are written by the prep warps:
+/// x scaled for the state update, and the chunk's decays.
 struct StageLayout {
-  int64_t c, b, x, dt, copyBytes, bytes;
+  int64_t c, b, x, dt, xs, prepared, copyBytes, bytes;
 };
-/// The SSD's stage: C and B (two panels each), x (one), dt (64 x 4 f32).
+
+/// A chunk's decays as the prep warps leave them in its stage, f32 element
+/// offsets: per token t, e_t = exp(g_t), f_t = exp(-g_t) dt_t (0 where the
+/// chunk is not factored), g_t and dt_t; then g_last and exp(g_last).
+namespace prepared {
+constexpr int64_t kE = 0, kF = kChunk, kG = 2 * kChunk, kDt = 3 * kChunk,
+                  kGLast = 4 * kChunk, kExpLast = kGLast + 1,
+                  kBytes = 4 * (kExpLast + 1);
+} // namespace prepared
+
+/// The widest decay -g_last over a chunk for which the causal weights are
+/// factored as exp(g_t - g_s) dt_s = e_t f_s: e^64 and e^-64 stay normal
+/// f32, and every weight on or below the diagonal stays at most dt_s.
+/// Wider chunks take exp(g_t - g_s) per weight.
+constexpr double kFactoredSpan = 64.0;
+
+/// The SSD's stage: C and B (two panels each), x (one), dt (64 x 4 f32),
+/// the scaled x (one panel) and the prepared decays.
+constexpr int64_t kSSDCopyBytes = 5 * kPanelBytes + kDtBoxBytes;
 constexpr StageLayout kSSDStage = {
     0,
     2 * kPanelBytes,
     4 * kPanelBytes,
     5 * kPanelBytes,
-    5 * kPanelBytes + kDtBoxBytes,
-    alignedToSwizzle(5 * kPanelBytes + kDtBoxBytes)};
+    alignedToSwizzle(kSSDCopyBytes),
+    alignedToSwizzle(kSSDCopyBytes) + kPanelBytes,
+    kSSDCopyBytes,
+    alignedToSwizzle(alignedToSwizzle(kSSDCopyBytes) + kPanelBytes +
+                     prepared::kBytes)};
 /// The piece states' stage: B, x and dt.
 constexpr StageLayout kPieceStage = {
     -1,
     0,
     2 * kPanelBytes,
     3 * kPanelBytes,
+    -1,
+    -1,
     3 * kPanelBytes + kDtBoxBytes,
     alignedToSwizzle(3 * kPanelBytes + kDtBoxBytes)};
 /// The piece-states kernel: one state warpgroup and one producer warp,
 /// `kPieceStages` stages (two blocks fit a SM).
 constexpr int64_t kPieceStages = 4;
 constexpr int64_t kPieceThreads = kGroupThreads + 32;
-/// The published state: 64 rows (p) of 128 bf16 (n), two panels.
-constexpr int64_t kPublishedBytes = 2 * kPanelBytes;
+/// The published state: 64 rows (p) of 128 bf16 (n), two panels; a ring
+/// of two buffers.
+constexpr int64_t kPublishedBytes = 2 * kPanelBytes, kPublishedBuffers = 2;
 
 /// A head's parameters: A, dt's bias and the skip weight D, and its
 /// column in a stage's dt box.
@@ -80,13 +111,6 @@ struct ChunkDecays {
 /// `valid` on (past the sequence's end) get dt = 0: no decay, no input.
 ChunkDecays chunkDecays(Emitter &e, const SSDProblem &dtRule, Value dtView,
                         const HeadParams &head, Value valid);
-
-/// Tokens 8j + 2 (lane % 4) + {0, 1}: the columns lane holds in n8
-/// fragment j of an accumulator, or k columns of an A fragment.
-struct TokenPair {
-  Value g[2], dt[2];
-};
-TokenPair columnPair(Emitter &e, const ChunkDecays &d, int64_t j);
 
 /// The value of token `row` (index, per lane) of a pair spread as
 /// ChunkDecays spreads g and dt.
@@ -114,6 +138,12 @@ Value wgmmaKMajor(Emitter &e, Value d, int64_t n, int64_t steps,
 /// swizzled rows at `bRows` (N = `n`, 64-wide panels a chunk apart).
 Value wgmmaChunkRegisterA(Emitter &e, Value d, llvm::ArrayRef<Value> aFrags,
                           Value bRows, int64_t n);
+
+/// `d` += A^T B as one commit group, not waited for: A^T and B the
+/// chunk's M-major and N-major swizzled rows (64 tokens of 64-wide panels
+/// a chunk apart) at `aRows` and `bRows`; M = 64, N = `n`.
+Value wgmmaChunkTransposedA(Emitter &e, Value d, Value aRows, Value bRows,
+                            int64_t n);
 
 /// The byte address of a K-major swizzled operand's k16 step `s` (k over
 /// 64-wide panels of `kPanelBytes`).

@@ -21,6 +21,22 @@ namespace ssd {
 namespace gpu_lowering {
 namespace warp_specialized {
 
+void RoleBuilder::scaleXRow(Value base, Value row, Value col, int64_t pieces,
+                            Value w, int64_t to) {
+  auto wide = VectorType::get({8}, e.b.getF32Type());
+  auto narrow = VectorType::get({8}, e.b.getBF16Type());
+  Value wVec = vector::BroadcastOp::create(e.b, wide, w);
+  Value from = panels(base, layout.x, 1);
+  Value into = to == layout.x ? from : panels(base, to, 1);
+  for (int64_t u = 0; u < pieces; ++u) {
+    SmallVector<Value> idx = swizzled128At(e, row, e.add(col, e.idx(8 * u)));
+    SmallVector<Value> at = {idx[0], idx[1], idx[2]};
+    Value x = arith::ExtFOp::create(e.b, wide, e.loadVector(from, at, 8));
+    e.storeVector(arith::TruncFOp::create(e.b, narrow, e.mulf(x, wVec)), into,
+                  at);
+  }
+}
+
 void RoleBuilder::scaleXInPlace(Value base, const ChunkDecays &toEnd) {
   Value tid = e.rem(e.threadId(), e.idx(kGroupThreads));
   Value row = e.div(tid, e.idx(2));
@@ -28,23 +44,11 @@ void RoleBuilder::scaleXInPlace(Value base, const ChunkDecays &toEnd) {
   Value w =
       e.mulf(e.expRoundedTo16Bits(e.subf(toEnd.gLast, gOfToken(e, toEnd, row))),
              dtOfToken(e, toEnd, row));
-  auto wide = VectorType::get({8}, e.b.getF32Type());
-  auto narrow = VectorType::get({8}, e.b.getBF16Type());
-  Value wVec = vector::BroadcastOp::create(e.b, wide, w);
-  Value xView = panels(base, layout.x, 1);
-  for (int64_t u = 0; u < 4; ++u) {
-    SmallVector<Value> idx =
-        swizzled128At(e, row, e.add(e.mul(half, 32), e.idx(8 * u)));
-    SmallVector<Value> at = {idx[0], idx[1], idx[2]};
-    Value x = arith::ExtFOp::create(e.b, wide, e.loadVector(xView, at, 8));
-    e.storeVector(arith::TruncFOp::create(e.b, narrow, e.mulf(x, wVec)), xView,
-                  at);
-  }
+  scaleXRow(base, row, e.mul(half, 32), 4, w, layout.x);
 }
 
 void RoleBuilder::walkPieceState(StageRing &inputs, const HeadParams &params) {
   Value ringAt = sharedAddress(ring);
-  auto shape = NVVM::MMAShapeAttr::get(e.b.getContext(), 64, kState, 16);
   Value groupBarrier = e.b.create<arith::ConstantIntOp>(1, 32);
   Value groupThreads = e.b.create<arith::ConstantIntOp>(kGroupThreads, 32);
   SmallVector<Value> end = e.forLoop(
@@ -63,21 +67,7 @@ void RoleBuilder::walkPieceState(StageRing &inputs, const HeadParams &params) {
 
         Value xRows = e.add(ringAt, e.add(base, layout.x));
         Value bRows = e.add(ringAt, e.add(base, layout.b));
-        Value acc = cur[0];
-        NVVM::WgmmaFenceAlignedOp::create(e.b);
-        for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
-          Value step = e.idx(ks * 16 * 128);
-          acc = NVVM::WgmmaMmaAsyncOp::create(
-              e.b, acc.getType(), acc,
-              swizzledNMajorDescriptor(e, e.add(xRows, step), kPanelBytes),
-              swizzledNMajorDescriptor(e, e.add(bRows, step), kPanelBytes),
-              shape, NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::bf16,
-              NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
-              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-              NVVM::MMALayout::col, NVVM::MMALayout::row,
-              /*satfinite=*/nullptr);
-        }
-        NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
+        Value acc = wgmmaChunkTransposedA(e, cur[0], xRows, bRows, kState);
         NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
         e.ifThen(e.lt(e.idx(0), i),
                  [&] { inputs.release(e.sub(i, e.idx(1))); });

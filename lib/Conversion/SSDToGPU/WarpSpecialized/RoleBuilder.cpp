@@ -2,8 +2,9 @@
 //
 // What both kernels' roles share: the block's (piece, row, head, p-block)
 // and its piece's chunks, its head's parameters, the producer's copies, a
-// chunk's decays from its stage, and the state's fragments in and out of
-// global memory.
+// chunk's decays from its stage, the state's fragments in and out of
+// global memory, and tiles in and out of shared memory by ldmatrix and
+// stmatrix.
 //
 //===----------------------------------------------------------------------===//
 #include "RoleBuilder.h"
@@ -79,6 +80,60 @@ void RoleBuilder::storeStateFragments(ArrayRef<Value> frags, Value states,
       idx.push_back(e.add(at.col, e.idx(8 * j)));
       e.storeVector(pair, states, idx);
     }
+}
+
+RoleBuilder::MatrixLanes RoleBuilder::matrixLanes() {
+  // ldmatrix/stmatrix .x4: a warp moves four 8 x 8 bf16 matrices, each
+  // lane's register of matrix m the bf16 pair at (row lane / 4, columns
+  // 2 (lane % 4) ..): the accumulator fragments' layout. Matrices (rows
+  // + 8 r, n8 fragment j + k) for m = 2 k + r; lane l gives the address
+  // of row l % 8 of matrix l / 8 (16 bytes, whole in the swizzle).
+  Value lane = e.laneId();
+  Value warp = e.rem(e.div(e.threadId(), e.idx(32)), e.idx(4));
+  Value matrix = e.div(lane, e.idx(8));
+  return {e.add(e.add(e.mul(warp, 16), e.mul(e.rem(matrix, e.idx(2)), 8)),
+                e.rem(lane, e.idx(8))),
+          e.mul(e.div(matrix, e.idx(2)), 8)};
+}
+
+void RoleBuilder::storeMatrices(Value view, Value buffer,
+                                ArrayRef<Value> pairs) {
+  MatrixLanes lanes = matrixLanes();
+  auto word = [&](Value pair) {
+    Value bits = vector::BitCastOp::create(
+        e.b, VectorType::get({1}, e.b.getI32Type()), pair);
+    return vector::ExtractOp::create(e.b, bits, ArrayRef<int64_t>{0});
+  };
+  MLIRContext *ctx = e.b.getContext();
+  for (int64_t j = 0; 2 * j < static_cast<int64_t>(pairs.size()); j += 2) {
+    SmallVector<Value> idx =
+        swizzled128At(e, lanes.row, e.add(lanes.col, e.idx(8 * j)));
+    Value at = elementPointer(e, view, {buffer, idx[0], idx[1], idx[2]},
+                              /*space=*/3);
+    NVVM::StMatrixOp::create(
+        e.b, at,
+        ValueRange{word(pairs[2 * j]), word(pairs[2 * j + 1]),
+                   word(pairs[2 * j + 2]), word(pairs[2 * j + 3])},
+        NVVM::MMALayout::row, NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+  }
+}
+
+SmallVector<Value> RoleBuilder::xFragments(Value base) {
+  MatrixLanes lanes = matrixLanes();
+  Value xView = panels(base, layout.x, 1);
+  auto fragType = VectorType::get({4, 2}, e.b.getBF16Type());
+  SmallVector<Value> pairs;
+  for (int64_t j = 0; j < kHeadDim / 8; j += 2) {
+    SmallVector<Value> idx =
+        swizzled128At(e, lanes.row, e.add(lanes.col, e.idx(8 * j)));
+    Value frag = nvgpu::LdMatrixOp::create(e.b, fragType, xView, idx,
+                                           /*transpose=*/false, 4);
+    for (int64_t m = 0; m < 4; ++m)
+      pairs.push_back(
+          vector::ExtractOp::create(e.b, frag, ArrayRef<int64_t>{m}));
+  }
+  return pairs;
 }
 
 ChunkDecays RoleBuilder::decays(Value c, Value base, const HeadParams &params) {

@@ -2,8 +2,8 @@
 //
 // RoleBuilder builds the roles of one warp-specialised kernel over its
 // block's piece of a sequence: the producer's copies (RoleBuilder.cpp),
-// the SSD kernel's state and output walks (WarpSpecializedSSD.cpp) and the
-// piece states' walk (PieceStates.cpp).
+// the SSD kernel's prep warps (PrepWarps.cpp), its state and output walks
+// (WarpSpecializedSSD.cpp) and the piece states' walk (PieceStates.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SSD_LIB_CONVERSION_SSDTOGPU_WARPSPECIALIZED_ROLEBUILDER_H
@@ -43,6 +43,15 @@ public:
     return mlir::memref::ViewOp::create(e.b, type, ring, e.add(stageBase, layout.dt),
                                   mlir::ValueRange{});
   }
+  /// The prepared decays of the stage at `stageBase` (prepared::k*), f32.
+  Value preparedView(Value stageBase) {
+    auto type = mlir::MemRefType::get(
+        {prepared::kBytes / 4}, e.b.getF32Type(),
+        mlir::MemRefLayoutAttrInterface(),
+        mlir::cast<mlir::MemRefType>(ring.getType()).getMemorySpace());
+    return mlir::memref::ViewOp::create(
+        e.b, type, ring, e.add(stageBase, layout.prepared), mlir::ValueRange{});
+  }
   Value stageBase(Value stage) { return e.mul(stage, layout.bytes); }
   Value sharedAddress(Value buffer) {
     return mlir::memref::ExtractAlignedPointerAsIndexOp::create(e.b, buffer);
@@ -78,38 +87,76 @@ public:
   /// states' workspaces.
   Value loadEnteringState();
 
-  /// Publishes `state` (the state entering chunk `c`) in bf16, where the
-  /// output role reads it as C S^T's K-major B: [buffer][panel][p][n % 64].
-  void publishState(StageRing &published, Value c, llvm::ArrayRef<Value> state);
+  /// The prep warps: for each chunk, once its copies have landed, its
+  /// decays into the stage's prepared area and x scaled for the state
+  /// update, w_s x_s with w_s = exp(g_last - g_s) dt_s, into its xs panel
+  /// (a thread a token); then the `prepared` ring's publish.
+  void walkPrep(StageRing &inputs, StageRing &prepared,
+                const HeadParams &params);
 
-  /// The state update's A = (w x)^T, four k16 register fragments: x^T's by
-  /// ldmatrix.trans from the stage at `base`, scaled along k by
-  /// w_s = exp(g_last - g_s) dt_s.
-  llvm::SmallVector<Value> scaledXFragments(Value base, const ChunkDecays &d);
+  /// Writes `state` (the state entering chunk `c`) in bf16 where the
+  /// output role reads it as C S^T's K-major B: [buffer][panel][p][n % 64]
+  /// (waits for the buffer first); the caller publishes it once the
+  /// writes are fenced for the async proxy.
+  void writePublished(StageRing &published, Value c,
+                      llvm::ArrayRef<Value> state);
 
-  /// Warpgroup 1: the state's walk; returns S after the last chunk.
-  Value walkState(StageRing &inputs, StageRing &published,
-                  const HeadParams &params);
+  /// Warpgroup 1: the state's walk; returns S after the last chunk. Per
+  /// chunk: publish S, then S = exp(g_last) S + (w x)^T B from the stage
+  /// (the prep warps' xs, M-major, and B, N-major).
+  Value walkState(StageRing &inputs, StageRing &prepared, StageRing &published);
 
   /// P = C B^T exp(g_t - g_s) dt_s on s <= t (0 above), from C B^T's
-  /// accumulator fragments `cb` and g of the lane's rows `gRow`, as the
-  /// register A fragments of P x: k16 step ks from fragments 2ks, 2ks + 1
-  /// (the accumulator layout is the A layout).
-  llvm::SmallVector<Value> causalWeightFragments(const ChunkDecays &d,
-                                           llvm::ArrayRef<Value> cb, Value gRow[2]);
+  /// accumulator fragments `cb` and the chunk's prepared decays `view`, as
+  /// the register A fragments of P x: k16 step ks from fragments 2ks,
+  /// 2ks + 1 (the accumulator layout is the A layout). Where `factored`
+  /// (i1, the same in the whole warpgroup) the weight is e_t f_s (two
+  /// multiplications), else exp(g_t - g_s) dt_s.
+  llvm::SmallVector<Value>
+  causalWeightFragments(Value view, llvm::ArrayRef<Value> cb, Value factored);
 
-  /// y = `acc` + D x in bf16 pairs ([j][r], the accumulator layout), x read
-  /// from the stage at `base`; `acc` alone where `d` is null (no D).
-  llvm::SmallVector<Value> withSkip(Value acc, Value base, Value d);
+  /// The lane's row and column offset in the 8 x 8 matrices of a warp's
+  /// ldmatrix/stmatrix .x4 over its 16 accumulator rows.
+  struct MatrixLanes {
+    Value row, col;
+  };
+  MatrixLanes matrixLanes();
+
+  /// stmatrix of bf16 `pairs` ([j][r], the accumulator layout of n8
+  /// fragments j, rows r) into `view` [buffer][panel][64 rows][64] (the
+  /// 128-byte swizzle) at `buffer`.
+  void storeMatrices(Value view, Value buffer, llvm::ArrayRef<Value> pairs);
+
+  /// x of the stage at `base` in the accumulator layout, bf16 pairs
+  /// ([j][r]), by ldmatrix.
+  llvm::SmallVector<Value> xFragments(Value base);
+
+  /// y = `acc` + D x in bf16 pairs ([j][r], the accumulator layout), x as
+  /// xFragments gives it; `acc` alone where `d` is null (no D).
+  llvm::SmallVector<Value> withSkip(Value acc, llvm::ArrayRef<Value> xPairs,
+                                    Value d);
+
+  /// Output warpgroup `group` stores chunk `c`'s y: its `yPairs` into its
+  /// y tile `buffer` (0 or 1: alternate chunks), a warpgroup barrier, then
+  /// whole 128-byte rows to global memory, those before the sequence's
+  /// end.
+  void storeY(Value c, Value buffer, llvm::ArrayRef<Value> yPairs,
+              int64_t group);
 
   /// Output warpgroup `first` (0 .. outputGroups - 1): y of chunks first,
   /// first + outputGroups, ...
-  void walkOutputs(StageRing &inputs, StageRing &published,
+  void walkOutputs(StageRing &inputs, StageRing &prepared, StageRing &published,
                    const HeadParams &params, int64_t first);
 
   /// The final state of this block's (row, head, p-block) from S's
   /// accumulators, stored by the sequence's last piece.
   void storeState(Value s);
+
+  /// Scales `pieces` 16-byte pieces of x's row `row` from column `col` in
+  /// the stage at `base` by `w`, in bf16, into the panel at offset `to`
+  /// (x's own: in place).
+  void scaleXRow(Value base, Value row, Value col, int64_t pieces, Value w,
+                 int64_t to);
 
   /// Scales the x rows of the stage at `base` in place by w_t = exp(gEnd
   /// - g_t) dt_t, in bf16 as the register path rounds (gEnd in
@@ -146,7 +193,7 @@ private:
   const Shape &shape;
   const Operands &ops;
   const StageLayout &layout;
-  Value ring, publishedBuf;
+  Value ring, publishedBuf, yBuf;
   /// This block's batch row, head, first head-dimension column, its head's
   /// group, and the sequence's length.
   Value row, head, p0, group, seqLen;

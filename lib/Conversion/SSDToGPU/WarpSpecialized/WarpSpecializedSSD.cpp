@@ -44,140 +44,112 @@ Value RoleBuilder::loadEnteringState() {
   return wgmmaAccumulators(e, frags);
 }
 
-void RoleBuilder::publishState(StageRing &published, Value c,
-                               ArrayRef<Value> state) {
+void RoleBuilder::writePublished(StageRing &published, Value c,
+                                 ArrayRef<Value> state) {
   auto viewType = MemRefType::get(
-      {2, 2, kChunk, kSwizzlePanel}, e.b.getBF16Type(),
+      {kPublishedBuffers, 2, kChunk, kSwizzlePanel}, e.b.getBF16Type(),
       MemRefLayoutAttrInterface(),
       cast<MemRefType>(publishedBuf.getType()).getMemorySpace());
   Value view = memref::ViewOp::create(e.b, viewType, publishedBuf, e.idx(0),
                                       ValueRange{});
-  // stmatrix.x4: a warp stores four 8 x 8 bf16 matrices, each lane's
-  // register of matrix m the bf16 pair at (row lane / 4, columns
-  // 2 (lane % 4) ..): the accumulator fragments' layout. Matrices (rows
-  // + 8 r, n8 fragment j + k) for m = 2 k + r; lane l gives the address
-  // of row l % 8 of matrix l / 8 (16 bytes, whole in the swizzle).
-  Value lane = e.laneId();
-  Value warp = e.rem(e.div(e.threadId(), e.idx(32)), e.idx(4));
-  Value matrix = e.div(lane, e.idx(8));
-  Value row = e.add(e.add(e.mul(warp, 16), e.mul(e.rem(matrix, e.idx(2)), 8)),
-                    e.rem(lane, e.idx(8)));
-  Value colOffset = e.mul(e.div(matrix, e.idx(2)), 8);
-  auto word = [&](Value frag, int64_t r) {
-    Value pair = vector::ExtractOp::create(e.b, frag, ArrayRef<int64_t>{r});
-    Value narrow = arith::TruncFOp::create(
-        e.b, VectorType::get({2}, e.b.getBF16Type()), pair);
-    Value bits = vector::BitCastOp::create(
-        e.b, VectorType::get({1}, e.b.getI32Type()), narrow);
-    return vector::ExtractOp::create(e.b, bits, ArrayRef<int64_t>{0});
-  };
-  Value buffer = published.acquire(c);
-  MLIRContext *ctx = e.b.getContext();
-  for (int64_t j = 0; j < kState / 8; j += 2) {
-    SmallVector<Value> idx =
-        swizzled128At(e, row, e.add(colOffset, e.idx(8 * j)));
-    Value at = elementPointer(e, view, {buffer, idx[0], idx[1], idx[2]},
-                              /*space=*/3);
-    NVVM::StMatrixOp::create(
-        e.b, at,
-        ValueRange{word(state[j], 0), word(state[j], 1), word(state[j + 1], 0),
-                   word(state[j + 1], 1)},
-        NVVM::MMALayout::row, NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
-        NVVM::LdStMatrixEltType::B16);
-  }
-  fenceSharedForAsyncProxy(e);
-  published.publish(c);
+  SmallVector<Value> pairs; // [j][r]
+  for (Value frag : state)
+    for (int64_t r = 0; r < 2; ++r)
+      pairs.push_back(arith::TruncFOp::create(
+          e.b, VectorType::get({2}, e.b.getBF16Type()),
+          vector::ExtractOp::create(e.b, frag, ArrayRef<int64_t>{r})));
+  storeMatrices(view, published.acquire(c), pairs);
 }
 
-SmallVector<Value> RoleBuilder::scaledXFragments(Value base,
-                                                 const ChunkDecays &d) {
-  // ldmatrix.trans lanes: rows (tokens) hi8 + l8 of a k16 step, columns
-  // (p) 16 warp + mid8: the four 8 x 8 matrices of A = x^T's fragment.
-  Value lane = e.laneId();
-  Value warp = e.rem(e.div(e.threadId(), e.idx(32)), e.idx(4));
-  Value l8 = e.rem(lane, e.idx(8));
-  Value mid8 = e.mul(e.rem(e.div(lane, e.idx(8)), e.idx(2)), 8);
-  Value hi8 = e.mul(e.div(lane, e.idx(16)), 8);
-  auto fragType = VectorType::get({4, 2}, e.b.getBF16Type());
-  auto f32Pair = VectorType::get({2}, e.b.getF32Type());
-  Value xView = panels(base, layout.x, 1);
-  SmallVector<Value> frags;
-  for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
-    Value token = e.add(e.add(hi8, l8), e.idx(16 * ks));
-    SmallVector<Value> idx =
-        swizzled128At(e, token, e.add(e.mul(warp, 16), mid8));
-    Value frag = nvgpu::LdMatrixOp::create(e.b, fragType, xView, idx,
-                                           /*transpose=*/true, 4);
-    for (int64_t half = 0; half < 2; ++half) {
-      TokenPair t = columnPair(e, d, 2 * ks + half);
-      Value w[2];
-      for (int64_t i = 0; i < 2; ++i)
-        w[i] = e.mulf(e.expRoundedTo16Bits(e.subf(d.gLast, t.g[i])), t.dt[i]);
-      Value wPair =
-          vector::FromElementsOp::create(e.b, f32Pair, ValueRange{w[0], w[1]});
-      for (int64_t r = 2 * half; r < 2 * half + 2; ++r) {
-        Value raw = vector::ExtractOp::create(e.b, frag, ArrayRef<int64_t>{r});
-        Value wide = arith::ExtFOp::create(e.b, f32Pair, raw);
-        Value scaled = arith::TruncFOp::create(
-            e.b, VectorType::get({2}, e.b.getBF16Type()), e.mulf(wide, wPair));
-        frag =
-            vector::InsertOp::create(e.b, scaled, frag, ArrayRef<int64_t>{r});
-      }
-    }
-    frags.push_back(frag);
-  }
-  return frags;
-}
-
-Value RoleBuilder::walkState(StageRing &inputs, StageRing &published,
-                             const HeadParams &params) {
+Value RoleBuilder::walkState(StageRing &inputs, StageRing &prepared,
+                             StageRing &published) {
   Value s0 = loadEnteringState();
+  Value ringAt = sharedAddress(ring);
   return e.forLoop(
       e.idx(0), chunkCount, e.idx(1), {s0},
       [&](Value i, ValueRange cur) -> SmallVector<Value> {
         inputs.waitFull(i);
+        prepared.waitFull(i);
         Value base = stageBase(inputs.stage(i));
-        ChunkDecays d = decays(chunkOf(i), base, params);
         SmallVector<Value> state = wgmmaFragments(e, cur[0], kState / 8);
+        writePublished(published, i, state);
 
-        publishState(published, i, state);
-
-        // S = exp(g_last) S + (w x)^T B: x^T's fragments by ldmatrix.trans,
-        // scaled along k by w_s = exp(g_last - g_s) dt_s.
-        Value decay = e.exp(d.gLast);
+        // S = exp(g_last) S + (w x)^T B, issued before the publication's
+        // fence so that the chain waits for neither.
+        Value decay = e.load(preparedView(base), {e.idx(prepared::kExpLast)});
         Value rowScale[2] = {decay, decay};
         Value acc = wgmmaAccumulators(e, scaleRows(e, state, rowScale));
-        SmallVector<Value> frags = scaledXFragments(base, d);
-        Value bRows = e.add(sharedAddress(ring), e.add(base, layout.b));
-        acc = wgmmaChunkRegisterA(e, acc, frags, bRows, kState);
+        acc =
+            wgmmaChunkTransposedA(e, acc, e.add(ringAt, e.add(base, layout.xs)),
+                                  e.add(ringAt, e.add(base, layout.b)), kState);
+        fenceSharedForAsyncProxy(e);
+        published.publish(i);
+        NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
         inputs.release(i);
         return {acc};
       })[0];
 }
 
-SmallVector<Value> RoleBuilder::causalWeightFragments(const ChunkDecays &d,
+SmallVector<Value> RoleBuilder::causalWeightFragments(Value view,
                                                       ArrayRef<Value> cb,
-                                                      Value gRow[2]) {
+                                                      Value factored) {
   AccumulatorLane at = accumulatorLane(e);
   Value rows[2] = {at.row, e.add(at.row, e.idx(8))};
-  SmallVector<Value> pRows; // [j][r]: bf16 pairs
-  for (int64_t j = 0; j < kChunk / 8; ++j) {
-    TokenPair t = columnPair(e, d, j);
-    Value col = e.add(at.col, e.idx(8 * j));
-    for (int64_t r = 0; r < 2; ++r) {
-      Value w[2];
-      for (int64_t i = 0; i < 2; ++i) {
-        Value v =
-            vector::ExtractOp::create(e.b, cb[j], ArrayRef<int64_t>{r, i});
-        Value weighted = e.mulf(
-            e.mulf(v, e.expRoundedTo16Bits(e.subf(gRow[r], t.g[i]))), t.dt[i]);
-        // Above the diagonal the exponent grows: select, never multiply.
-        w[i] =
-            e.select(e.le(e.add(col, e.idx(i)), rows[r]), weighted, e.f32(0.0));
-      }
-      pRows.push_back(bf16Pair(e, w[0], w[1]));
-    }
-  }
+  auto pairOf = [&](int64_t kind, Value token) {
+    return e.loadVector(view, {e.add(token, e.idx(kind))}, 2);
+  };
+  auto element = [&](Value pair, int64_t i) {
+    return vector::ExtractOp::create(e.b, pair, ArrayRef<int64_t>{i});
+  };
+  // [j][r]: bf16 pairs of the weights from `weight(j, r, i, cb value)`.
+  auto weighted =
+      [&](function_ref<Value(int64_t, int64_t, int64_t, Value)> weight) {
+        SmallVector<Value> pRows;
+        for (int64_t j = 0; j < kChunk / 8; ++j)
+          for (int64_t r = 0; r < 2; ++r) {
+            Value col = e.add(at.col, e.idx(8 * j));
+            Value w[2];
+            for (int64_t i = 0; i < 2; ++i) {
+              Value v = vector::ExtractOp::create(e.b, cb[j],
+                                                  ArrayRef<int64_t>{r, i});
+              // Above the diagonal the weight may overflow: select, never
+              // multiply.
+              w[i] = e.select(e.le(e.add(col, e.idx(i)), rows[r]),
+                              weight(j, r, i, v), e.f32(0.0));
+            }
+            pRows.push_back(bf16Pair(e, w[0], w[1]));
+          }
+        return pRows;
+      };
+  auto pairType = VectorType::get({2}, e.b.getBF16Type());
+  SmallVector<Type> types(kChunk / 4, pairType);
+  SmallVector<Value> pRows = e.ifElse(
+      factored, types,
+      [&] {
+        Value eRow[2] = {e.load(view, {e.add(rows[0], e.idx(prepared::kE))}),
+                         e.load(view, {e.add(rows[1], e.idx(prepared::kE))})};
+        SmallVector<Value> f;
+        for (int64_t j = 0; j < kChunk / 8; ++j)
+          f.push_back(pairOf(prepared::kF, e.add(at.col, e.idx(8 * j))));
+        return weighted([&](int64_t j, int64_t r, int64_t i, Value v) {
+          return e.mulf(v, e.mulf(eRow[r], element(f[j], i)));
+        });
+      },
+      [&] {
+        Value gRow[2] = {e.load(view, {e.add(rows[0], e.idx(prepared::kG))}),
+                         e.load(view, {e.add(rows[1], e.idx(prepared::kG))})};
+        SmallVector<Value> g, dt;
+        for (int64_t j = 0; j < kChunk / 8; ++j) {
+          Value col = e.add(at.col, e.idx(8 * j));
+          g.push_back(pairOf(prepared::kG, col));
+          dt.push_back(pairOf(prepared::kDt, col));
+        }
+        return weighted([&](int64_t j, int64_t r, int64_t i, Value v) {
+          return e.mulf(e.mulf(v, e.expRoundedTo16Bits(
+                                      e.subf(gRow[r], element(g[j], i)))),
+                        element(dt[j], i));
+        });
+      });
   auto fragType = VectorType::get({4, 2}, e.b.getBF16Type());
   SmallVector<Value> frags;
   for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
@@ -193,40 +165,68 @@ SmallVector<Value> RoleBuilder::causalWeightFragments(const ChunkDecays &d,
   return frags;
 }
 
-SmallVector<Value> RoleBuilder::withSkip(Value acc, Value base, Value d) {
-  AccumulatorLane at = accumulatorLane(e);
-  Value rows[2] = {at.row, e.add(at.row, e.idx(8))};
+SmallVector<Value> RoleBuilder::withSkip(Value acc, ArrayRef<Value> xPairs,
+                                         Value d) {
   SmallVector<Value> out = wgmmaFragments(e, acc, kHeadDim / 8);
-  Value xView = panels(base, layout.x, 1);
   auto f32Pair = VectorType::get({2}, e.b.getF32Type());
+  auto bf16Pair = VectorType::get({2}, e.b.getBF16Type());
   Value dPair = d ? vector::BroadcastOp::create(e.b, f32Pair, d) : Value();
   SmallVector<Value> yPairs;
   for (int64_t j = 0; j < kHeadDim / 8; ++j)
     for (int64_t r = 0; r < 2; ++r) {
       Value pair = vector::ExtractOp::create(e.b, out[j], ArrayRef<int64_t>{r});
-      if (!d) {
-        yPairs.push_back(arith::TruncFOp::create(
-            e.b, VectorType::get({2}, e.b.getBF16Type()), pair));
-        continue;
-      }
-      SmallVector<Value> xAt =
-          swizzled128At(e, rows[r], e.add(at.col, e.idx(8 * j)));
-      Value x =
-          arith::ExtFOp::create(e.b, f32Pair, e.loadVector(xView, xAt, 2));
-      yPairs.push_back(arith::TruncFOp::create(
-          e.b, VectorType::get({2}, e.b.getBF16Type()), e.fma(dPair, x, pair)));
+      if (d)
+        pair =
+            e.fma(dPair, arith::ExtFOp::create(e.b, f32Pair, xPairs[2 * j + r]),
+                  pair);
+      yPairs.push_back(arith::TruncFOp::create(e.b, bf16Pair, pair));
     }
   return yPairs;
 }
 
-void RoleBuilder::walkOutputs(StageRing &inputs, StageRing &published,
-                              const HeadParams &params, int64_t first) {
+void RoleBuilder::storeY(Value c, Value buffer, ArrayRef<Value> yPairs,
+                         int64_t group) {
+  auto viewType =
+      MemRefType::get({2 * shape.outputGroups, 1, kChunk, kSwizzlePanel},
+                      e.b.getBF16Type(), MemRefLayoutAttrInterface(),
+                      cast<MemRefType>(yBuf.getType()).getMemorySpace());
+  Value view =
+      memref::ViewOp::create(e.b, viewType, yBuf, e.idx(0), ValueRange{});
+  Value slot = e.add(e.idx(2 * group), buffer);
+  storeMatrices(view, slot, yPairs);
+  // The warpgroup's tile is whole once its four warps have stored their
+  // rows; the slot written two chunks later was read before this barrier.
+  NVVM::BarrierOp::create(e.b, Type(),
+                          e.b.create<arith::ConstantIntOp>(2 + group, 32),
+                          e.b.create<arith::ConstantIntOp>(kGroupThreads, 32),
+                          NVVM::BarrierReductionAttr(), Value());
+  // Whole 128-byte rows: a warp four rows, a thread 16 bytes of each of
+  // four; rows past the sequence's end are not stored.
+  Value tid = e.rem(e.threadId(), e.idx(kGroupThreads));
+  Value token0 = e.mul(c, kChunk);
+  for (int64_t u = 0; u < kChunk * kHeadDim / 8 / kGroupThreads; ++u) {
+    Value piece = e.add(tid, e.idx(u * kGroupThreads));
+    Value r = e.div(piece, e.idx(kHeadDim / 8));
+    Value col = e.mul(e.rem(piece, e.idx(kHeadDim / 8)), 8);
+    Value token = e.add(token0, r);
+    e.ifThen(e.lt(token, seqLen), [&] {
+      SmallVector<Value> idx = swizzled128At(e, r, col);
+      Value v = e.loadVector(view, {slot, idx[0], idx[1], idx[2]}, 8);
+      e.storeVector(v, ops.y, {row, token, head, e.add(p0, col)});
+    });
+  }
+}
+
+void RoleBuilder::walkOutputs(StageRing &inputs, StageRing &prepared,
+                              StageRing &published, const HeadParams &params,
+                              int64_t first) {
   AccumulatorLane at = accumulatorLane(e);
   Value ringAt = sharedAddress(ring);
   Value publishedAt = sharedAddress(publishedBuf);
   e.forLoop(e.idx(first), chunkCount, e.idx(shape.outputGroups), [&](Value i) {
     Value c = chunkOf(i);
     inputs.waitFull(i);
+    prepared.waitFull(i);
     Value base = stageBase(inputs.stage(i));
     Value cRows = e.add(ringAt, e.add(base, layout.c));
     Value bRows = e.add(ringAt, e.add(base, layout.b));
@@ -248,35 +248,31 @@ void RoleBuilder::walkOutputs(StageRing &inputs, StageRing &published,
     NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
 
     // While C S^T runs: P's register A fragments from C B^T.
-    ChunkDecays d = decays(c, base, params);
-    Value rows[2] = {at.row, e.add(at.row, e.idx(8))};
-    Value gRow[2] = {gOfToken(e, d, rows[0]), gOfToken(e, d, rows[1])};
+    Value view = preparedView(base);
+    Value factored =
+        e.gtf(e.load(view, {e.idx(prepared::kGLast)}), e.f32(-kFactoredSpan));
     NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
-    SmallVector<Value> cbFrags = wgmmaFragments(e, cb, kChunk / 8);
-    SmallVector<Value> pFrags = causalWeightFragments(d, cbFrags, gRow);
+    SmallVector<Value> pFrags = causalWeightFragments(
+        view, wgmmaFragments(e, cb, kChunk / 8), factored);
 
     NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
     published.release(i);
-    Value rowScale[2] = {e.exp(gRow[0]), e.exp(gRow[1])};
+    Value rows[2] = {at.row, e.add(at.row, e.idx(8))};
+    Value rowScale[2] = {e.load(view, {e.add(rows[0], e.idx(prepared::kE))}),
+                         e.load(view, {e.add(rows[1], e.idx(prepared::kE))})};
     Value acc = wgmmaAccumulators(
         e, scaleRows(e, wgmmaFragments(e, ys, kHeadDim / 8), rowScale));
+    // x for D x, read while P x runs.
+    SmallVector<Value> xPairs =
+        params.d ? xFragments(base) : SmallVector<Value>();
     acc = wgmmaChunkRegisterA(e, acc, pFrags, xRows, kHeadDim);
 
-    // y[row][c 64 + t][head][p] = that + D x, in bf16; x from the
-    // stage, which goes back once read. Rows past the sequence's end
-    // are not stored.
-    SmallVector<Value> yPairs = withSkip(acc, base, params.d);
+    // y[row][c 64 + t][head][p] = that + D x, in bf16, staged in shared
+    // memory and stored by whole rows; the stage goes back once read.
+    SmallVector<Value> yPairs = withSkip(acc, xPairs, params.d);
     inputs.release(i);
-    Value token0 = e.mul(c, kChunk);
-    for (int64_t r = 0; r < 2; ++r) {
-      Value token = e.add(token0, rows[r]);
-      e.ifThen(e.lt(token, seqLen), [&] {
-        for (int64_t j = 0; j < kHeadDim / 8; ++j)
-          e.storeVector(
-              yPairs[2 * j + r], ops.y,
-              {row, token, head, e.add(p0, e.add(at.col, e.idx(8 * j)))});
-      });
-    }
+    storeY(c, e.rem(e.div(i, e.idx(shape.outputGroups)), e.idx(2)), yPairs,
+           first);
   });
 }
 
@@ -292,13 +288,22 @@ void RoleBuilder::storeState(Value s) {
 void RoleBuilder::emit(KernelFunc &kernel) {
   kernel.useSharedArena();
   ring = kernel.sharedBufferAligned(shape.stages * layout.bytes, kSwizzleAlign);
-  publishedBuf = kernel.sharedBufferAligned(2 * kPublishedBytes, kSwizzleAlign);
+  publishedBuf = kernel.sharedBufferAligned(kPublishedBuffers * kPublishedBytes,
+                                            kSwizzleAlign);
+  yBuf = kernel.sharedBufferAligned(2 * shape.outputGroups * kPanelBytes,
+                                    kSwizzleAlign);
   StageRing inputs(e, kernel, shape.stages, 2 * kGroupThreads);
-  StageRing published(e, kernel, 2, kGroupThreads,
+  // The prepared ring's stages are the inputs' own: the prep warps write
+  // a stage once its fill has landed, which needs every consumer's release
+  // of the fill before, so its empty barriers go unused.
+  StageRing prepared(e, kernel, shape.stages, /*consumerThreads=*/1,
+                     /*producerArrivals=*/kPrepThreads);
+  StageRing published(e, kernel, kPublishedBuffers, kGroupThreads,
                       /*producerArrivals=*/kGroupThreads);
   Value tid = e.threadId();
   e.ifThen(e.eq(tid, e.idx(0)), [&] {
     inputs.init();
+    prepared.init();
     published.init();
   });
   e.barrier();
@@ -306,25 +311,30 @@ void RoleBuilder::emit(KernelFunc &kernel) {
   locateBlock();
   Value role = e.div(tid, e.idx(kGroupThreads));
   HeadParams params = headParams();
+  const RegisterBudget &budget = kRegisterBudgets[shape.outputGroups - 1];
+  int64_t launchRegisters = 65536 / blockThreads(shape) / 8 * 8;
+  auto setRegisters = [&](int64_t registers) {
+    if (registers != launchRegisters)
+      NVVM::SetMaxRegisterOp::create(
+          e.b, registers,
+          registers > launchRegisters ? NVVM::SetMaxRegisterAction::increase
+                                      : NVVM::SetMaxRegisterAction::decrease);
+  };
   e.ifThen(e.eq(role, e.idx(0)), [&] {
-    NVVM::SetMaxRegisterOp::create(e.b, kProducerRegisters,
-                                   NVVM::SetMaxRegisterAction::decrease);
+    setRegisters(budget.producer);
     e.ifThen(e.eq(tid, e.idx(0)), [&] { produce(inputs); });
+    e.ifThen(e.andi(e.le(e.idx(kPrepFirstThread), tid),
+                    e.lt(tid, e.idx(kPrepFirstThread + kPrepThreads))),
+             [&] { walkPrep(inputs, prepared, params); });
   });
   e.ifThen(e.eq(role, e.idx(1)), [&] {
-    NVVM::SetMaxRegisterOp::create(e.b, kStateRegisters,
-                                   NVVM::SetMaxRegisterAction::increase);
-    storeState(walkState(inputs, published, params));
+    setRegisters(budget.state);
+    storeState(walkState(inputs, prepared, published));
   });
-  int64_t outputRegisters = kOutputRegisters[shape.outputGroups - 1];
   for (int64_t k = 0; k < shape.outputGroups; ++k)
     e.ifThen(e.eq(role, e.idx(2 + k)), [&] {
-      NVVM::SetMaxRegisterOp::create(
-          e.b, outputRegisters,
-          outputRegisters > 65536 / blockThreads(shape)
-              ? NVVM::SetMaxRegisterAction::increase
-              : NVVM::SetMaxRegisterAction::decrease);
-      walkOutputs(inputs, published, params, k);
+      setRegisters(budget.output);
+      walkOutputs(inputs, prepared, published, params, k);
     });
 }
 
@@ -333,10 +343,12 @@ int64_t blockThreads(const Shape &shape) {
 }
 
 int64_t sharedBytes(const Shape &shape) {
-  // The ring, the two published states, each buffer's worst alignment
-  // slack, and the mbarriers (two a stage).
-  return shape.stages * kSSDStage.bytes + 2 * kPublishedBytes +
-         2 * kSwizzleAlign + 16 * (shape.stages + 2);
+  // The ring, the published states, two y tiles an output warpgroup, each
+  // buffer's worst alignment slack, and the mbarriers (two a stage of
+  // each ring).
+  return shape.stages * kSSDStage.bytes + kPublishedBuffers * kPublishedBytes +
+         2 * shape.outputGroups * kPanelBytes + 3 * kSwizzleAlign +
+         16 * (2 * shape.stages + kPublishedBuffers);
 }
 
 std::string unsupportedShape(const Shape &shape) {

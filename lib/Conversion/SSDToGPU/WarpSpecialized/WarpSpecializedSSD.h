@@ -3,18 +3,25 @@
 // The warp-specialised SSD kernel: one block per (batch row, head, 64
 // columns of the head dimension), its chunks of 64 tokens walked in order
 // with the state on chip, by warpgroups with different roles:
-//   - warpgroup 0 (setmaxnreg 40): one thread copies each chunk's C, B, x
-//     and dt by TMA into a StageRing of `stages` stages;
-//   - warpgroup 1, the state (setmaxnreg 232): holds S (64 x 128, f32) in
-//     wgmma accumulators for the whole walk; per chunk it publishes S in
-//     bf16 to the output role (stmatrix into a ring of two buffers), then
-//     S = exp(g_last) S + (w x)^T B, w_s = exp(g_last - g_s) dt_s, the A
-//     operand made in registers from x by ldmatrix.trans;
+//   - warpgroup 0 (setmaxnreg 48): one thread copies each chunk's C, B, x
+//     and dt by TMA into a StageRing of `stages` stages; two prep warps
+//     (a thread a token) then leave the chunk's decays in the stage (per
+//     token e_t = exp(g_t), f_t = exp(-g_t) dt_t, g_t, dt_t; g_last and
+//     exp(g_last)) and x scaled for the state update, w_s x_s with
+//     w_s = exp(g_last - g_s) dt_s, so that neither consumer scans dt or
+//     takes an exponential on its chain;
+//   - warpgroup 1, the state: holds S (64 x 128, f32) in wgmma
+//     accumulators for the whole walk; per chunk it writes S in bf16 for
+//     the output role (stmatrix into a ring of two buffers), then
+//     S = exp(g_last) S + (w x)^T B with both operands in shared memory,
+//     and publishes the written S while that runs;
 //   - warpgroup 2, the outputs: C B^T and C S^T on wgmma from the stage,
-//     the causal weights exp(g_t - g_s) dt_s applied to C B^T in registers
-//     while C S^T runs, the rows of C S^T scaled by exp(g_t), then
-//     y = that + P x (P as register A) + D x. With two output warpgroups
-//     (2 and 3, 120 registers each) they take alternate chunks.
+//     the causal weights applied to C B^T in registers while C S^T runs
+//     (e_t f_s, two multiplications, where the chunk's decay g_last is
+//     above -64; exp(g_t - g_s) dt_s where it is not), the rows of C S^T
+//     scaled by e_t, then y = that + P x (P as register A) + D x (x by
+//     ldmatrix), staged by stmatrix and stored by whole 128-byte rows.
+//     With two output warpgroups (2 and 3) they take alternate chunks.
 // The copies, the state's chain and the chunks' outputs overlap; nothing
 // but y (bf16) and the last state goes back to global memory.
 //
