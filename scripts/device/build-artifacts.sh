@@ -2,7 +2,7 @@
 # Precompiles, where MLIR is installed, everything scripts/device/run-gpu-suite.sh
 # runs on the GPU machine (which has no MLIR), into one folder to carry there:
 #   OUT_DIR/golden/<case>/              the golden cases (../shared does not travel)
-#                                      and the generated extra cases (x01 to x05)
+#                                      and the generated extra cases (x01 to x07)
 #   OUT_DIR/golden-art/<variant>/<case>-q<Q>-<dtype>/   one artifact per
 #                                      variant (unfused, fused, fused-segment: the fused
 #                                      kernel with its state chain by segments,
