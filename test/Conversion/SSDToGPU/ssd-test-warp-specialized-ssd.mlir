@@ -9,7 +9,7 @@
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=0" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=6" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS-6
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=0" 2>&1 | FileCheck %s --check-prefix=BAD-SEQLEN
-// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=5" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=4" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=1" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES-LOW
 
 // Three stages of C, B (two swizzled panels each), x and dt (41984 bytes
@@ -222,7 +222,7 @@
 // BAD-HEADS: error: ssd-test-warp-specialized-ssd: heads must be a positive multiple of 4 (dt's TMA box spans 4 heads: 16 bytes), got 0
 // BAD-HEADS-6: error: ssd-test-warp-specialized-ssd: heads must be a positive multiple of 4 (dt's TMA box spans 4 heads: 16 bytes), got 6
 // BAD-SEQLEN: error: ssd-test-warp-specialized-ssd: seqlen must be positive, got 0
-// BAD-STAGES: error: ssd-test-warp-specialized-ssd: stages must be 2 to 4, got 5
-// BAD-STAGES-LOW: error: ssd-test-warp-specialized-ssd: stages must be 2 to 4, got 1
+// BAD-STAGES: error: ssd-test-warp-specialized-ssd: stages must be 2 to 3, got 4
+// BAD-STAGES-LOW: error: ssd-test-warp-specialized-ssd: stages must be 2 to 3, got 1
 module {
 }

@@ -374,10 +374,10 @@ def TestWarpSpecializedSSD
     Option<"seqlen", "seqlen", "int64_t", /*default=*/"256",
            "Tokens per row (chunks of 64, the last may be partial)">,
     Option<"stages", "stages", "int64_t", /*default=*/"2",
-           "Shared-memory stages of the input ring: 2 to 4">,
+           "Shared-memory stages of the input ring: 2 or 3">,
     Option<"outputGroups", "output-groups", "int64_t", /*default=*/"1",
            "Output warpgroups: 1, or 2 taking alternate chunks (512 "
-           "threads, 120 registers each)">,
+           "threads, 144 registers each)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",

@@ -60,7 +60,9 @@ namespace warp_specialized {
 inline constexpr int64_t kChunk = 64, kPBlock = 64, kState = 128;
 /// Heads in one box of dt (16 bytes of f32).
 inline constexpr int64_t kDtHeads = 4;
-inline constexpr int64_t kMinStages = 2, kMaxStages = 4;
+/// Stages of 52224 bytes: four do not fit beside the published states and
+/// the y tiles.
+inline constexpr int64_t kMinStages = 2, kMaxStages = 3;
 
 /// What the kernel is built for: static sizes, its pipeline, and how dt is
 /// processed.
