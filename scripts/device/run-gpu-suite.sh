@@ -97,6 +97,10 @@ max_err() {
   grep "^$1 " -A2 "$log" | grep -o 'max_rel_err=[0-9.e+-]*' | cut -d= -f2 |
     sort -g | tail -n 1
 }
+# The commit the artifacts were built from (the device's copy of the
+# repository may not hold its history): every result file records it.
+commit=$(head -n 1 "$art/manifest.txt" | awk '{print $2}' | tr '+' '-')
+export SSD_COMMIT=${SSD_COMMIT:-$commit}
 run_step tile-products python3 "$src/scripts/device/run_tile_products.py" "$art/tile-products" \
   --json "$res/tile-products.json"
 [ -f "$art/pipelined-products/cases.txt" ] &&
@@ -176,7 +180,6 @@ done
 
 # Long sequence: int32 index overflow and the state chain at 512K tokens.
 # '+' (as in abc1234+dirty) is not allowed in the result file names.
-commit=$(head -n 1 "$art/manifest.txt" | awk '{print $2}' | tr '+' '-')
 long_runs=()
 for variant in unfused fused fused-cp-async fused-ws; do
   [ -d "$art/mamba2-$variant-q128-bf16" ] && long_runs+=(--run "$art/mamba2-$variant-q128-bf16:1:524288")
