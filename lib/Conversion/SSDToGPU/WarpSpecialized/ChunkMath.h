@@ -2,8 +2,8 @@
 //
 // What the roles of the warp-specialised kernels share over one 64-token
 // chunk: the stage layouts and register budgets, a chunk's decays spread
-// over a warp and the token pairs a lane needs of them, the accumulator
-// lanes, and the wgmma products the roles issue.
+// over a warp and the values of one token, the prepared decays' layout,
+// the accumulator lanes, and the wgmma products the roles issue.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SSD_LIB_CONVERSION_SSDTOGPU_WARPSPECIALIZED_CHUNKMATH_H
@@ -106,9 +106,10 @@ struct ChunkDecays {
   Value gLast;
 };
 
-/// Every warp of a consumer role computes its own copy from the stage's dt
-/// (five shuffles), so neither role waits for the other. Tokens from
-/// `valid` on (past the sequence's end) get dt = 0: no decay, no input.
+/// Each warp that needs them scans the stage's dt for its own copy (five
+/// shuffles): the SSD kernel's prep warps and the piece states'
+/// warpgroup. Tokens from `valid` on (past the sequence's end) get dt = 0:
+/// no decay, no input.
 ChunkDecays chunkDecays(Emitter &e, const SSDProblem &dtRule, Value dtView,
                         const HeadParams &head, Value valid);
 
