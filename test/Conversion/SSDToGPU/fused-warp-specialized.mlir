@@ -49,7 +49,9 @@
 // in shared memory (x M-major, B N-major), one group left in flight.
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(%[[S:.*]] = %{{.*}}, %[[R:.*]] = %cst{{.*}}) -> (!llvm.struct<{{.*}}>, f32)
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// CHECK-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32
+// CHECK-NEXT: %[[BAR:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[BAR_THREADS:.*]] = arith.constant 128 : i32
+// CHECK-NEXT: nvvm.barrier id = %[[BAR]] number_of_threads = %[[BAR_THREADS]]
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[S]], <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async

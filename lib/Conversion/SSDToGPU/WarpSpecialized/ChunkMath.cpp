@@ -38,6 +38,10 @@ ChunkDecays chunkDecays(Emitter &e, const SSDProblem &dtRule, Value dtView,
   return d;
 }
 
+Value factoredChunk(Emitter &e, Value gLast) {
+  return e.gtf(gLast, e.f32(-kFactoredSpan));
+}
+
 Value ofToken(Emitter &e, const Value pair[2], Value row) {
   Value src = e.div(row, e.idx(2));
   Value even = e.warpShuffle(pair[0], src), odd = e.warpShuffle(pair[1], src);
@@ -131,6 +135,14 @@ Value bf16Pair(Emitter &e, Value lo, Value hi) {
   Value pair = vector::FromElementsOp::create(e.b, f32Pair, ValueRange{lo, hi});
   return arith::TruncFOp::create(e.b, VectorType::get({2}, e.b.getBF16Type()),
                                  pair);
+}
+
+void warpgroupBarrier(Emitter &e, int64_t id) {
+  // The operands in a fixed order (an argument list's is unspecified).
+  Value barrier = e.b.create<arith::ConstantIntOp>(id, 32);
+  Value threads = e.b.create<arith::ConstantIntOp>(kGroupThreads, 32);
+  NVVM::BarrierOp::create(e.b, Type(), barrier, threads,
+                          NVVM::BarrierReductionAttr(), Value());
 }
 
 } // namespace warp_specialized

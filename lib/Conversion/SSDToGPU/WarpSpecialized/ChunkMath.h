@@ -60,6 +60,8 @@ constexpr int64_t kE = 0, kF = kChunk, kG = 2 * kChunk, kDt = 3 * kChunk,
 /// f32, and every weight on or below the diagonal stays at most dt_s.
 /// Wider chunks take exp(g_t - g_s) per weight.
 constexpr double kFactoredSpan = 64.0;
+/// Whether a chunk whose decays end at `gLast` is factored (i1).
+Value factoredChunk(Emitter &e, Value gLast);
 
 /// The SSD's stage: C and B (two panels each), x (one), dt (64 x 4 f32),
 /// the scaled x (one panel) and the prepared decays.
@@ -156,6 +158,9 @@ llvm::SmallVector<Value> scaleRows(Emitter &e, llvm::ArrayRef<Value> fragments,
                              Value rowScale[2]);
 
 Value bf16Pair(Emitter &e, Value lo, Value hi);
+
+/// bar.sync `id` over one warpgroup's 128 threads (id 0 is the block's).
+void warpgroupBarrier(Emitter &e, int64_t id);
 
 } // namespace warp_specialized
 } // namespace gpu_lowering

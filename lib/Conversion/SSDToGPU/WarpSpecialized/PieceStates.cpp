@@ -49,8 +49,6 @@ void RoleBuilder::scaleXInPlace(Value base, const ChunkDecays &toEnd) {
 
 void RoleBuilder::walkPieceState(StageRing &inputs, const HeadParams &params) {
   Value ringAt = sharedAddress(ring);
-  Value groupBarrier = e.b.create<arith::ConstantIntOp>(1, 32);
-  Value groupThreads = e.b.create<arith::ConstantIntOp>(kGroupThreads, 32);
   SmallVector<Value> end = e.forLoop(
       e.idx(0), chunkCount, e.idx(1),
       {wgmmaZeroAccumulators(e, kState), e.f32(0.0)},
@@ -62,8 +60,7 @@ void RoleBuilder::walkPieceState(StageRing &inputs, const HeadParams &params) {
         toEnd.gLast = e.addf(d.gLast, cur[1]);
         scaleXInPlace(base, toEnd);
         fenceSharedForAsyncProxy(e);
-        NVVM::BarrierOp::create(e.b, Type(), groupBarrier, groupThreads,
-                                NVVM::BarrierReductionAttr(), Value());
+        warpgroupBarrier(e, 1);
 
         Value xRows = e.add(ringAt, e.add(base, layout.x));
         Value bRows = e.add(ringAt, e.add(base, layout.b));

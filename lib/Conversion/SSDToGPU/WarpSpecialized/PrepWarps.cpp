@@ -27,7 +27,7 @@ void RoleBuilder::walkPrep(StageRing &inputs, StageRing &prepared,
     // Each prep warp scans the whole chunk; a thread keeps its token's.
     ChunkDecays d = decays(chunkOf(i), base, params);
     Value g = gOfToken(e, d, token), dt = dtOfToken(e, d, token);
-    Value factored = e.gtf(d.gLast, e.f32(-kFactoredSpan));
+    Value factored = factoredChunk(e, d.gLast);
     Value view = preparedView(base);
     auto put = [&](int64_t at, Value v) {
       e.store(v, view, {e.add(token, e.idx(at))});

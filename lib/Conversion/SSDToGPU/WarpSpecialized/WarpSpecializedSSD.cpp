@@ -46,12 +46,7 @@ Value RoleBuilder::loadEnteringState() {
 
 void RoleBuilder::writePublished(StageRing &published, Value c,
                                  ArrayRef<Value> state) {
-  auto viewType = MemRefType::get(
-      {kPublishedBuffers, 2, kChunk, kSwizzlePanel}, e.b.getBF16Type(),
-      MemRefLayoutAttrInterface(),
-      cast<MemRefType>(publishedBuf.getType()).getMemorySpace());
-  Value view = memref::ViewOp::create(e.b, viewType, publishedBuf, e.idx(0),
-                                      ValueRange{});
+  Value view = swizzledTiles(publishedBuf, kPublishedBuffers, 2);
   SmallVector<Value> pairs; // [j][r]
   for (Value frag : state)
     for (int64_t r = 0; r < 2; ++r)
@@ -186,20 +181,12 @@ SmallVector<Value> RoleBuilder::withSkip(Value acc, ArrayRef<Value> xPairs,
 
 void RoleBuilder::storeY(Value c, Value buffer, ArrayRef<Value> yPairs,
                          int64_t group) {
-  auto viewType =
-      MemRefType::get({2 * shape.outputGroups, 1, kChunk, kSwizzlePanel},
-                      e.b.getBF16Type(), MemRefLayoutAttrInterface(),
-                      cast<MemRefType>(yBuf.getType()).getMemorySpace());
-  Value view =
-      memref::ViewOp::create(e.b, viewType, yBuf, e.idx(0), ValueRange{});
+  Value view = swizzledTiles(yBuf, 2 * shape.outputGroups, 1);
   Value slot = e.add(e.idx(2 * group), buffer);
   storeMatrices(view, slot, yPairs);
   // The warpgroup's tile is whole once its four warps have stored their
   // rows; the slot written two chunks later was read before this barrier.
-  NVVM::BarrierOp::create(e.b, Type(),
-                          e.b.create<arith::ConstantIntOp>(2 + group, 32),
-                          e.b.create<arith::ConstantIntOp>(kGroupThreads, 32),
-                          NVVM::BarrierReductionAttr(), Value());
+  warpgroupBarrier(e, 2 + group);
   // Whole 128-byte rows: a warp four rows, a thread 16 bytes of each of
   // four; rows past the sequence's end are not stored.
   Value tid = e.rem(e.threadId(), e.idx(kGroupThreads));
@@ -249,8 +236,7 @@ void RoleBuilder::walkOutputs(StageRing &inputs, StageRing &prepared,
 
     // While C S^T runs: P's register A fragments from C B^T.
     Value view = preparedView(base);
-    Value factored =
-        e.gtf(e.load(view, {e.idx(prepared::kGLast)}), e.f32(-kFactoredSpan));
+    Value factored = factoredChunk(e, e.load(view, {e.idx(prepared::kGLast)}));
     NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
     SmallVector<Value> pFrags = causalWeightFragments(
         view, wgmmaFragments(e, cb, kChunk / 8), factored);
