@@ -439,6 +439,10 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
       << jsonString(m.compiler.options.find("strategy")
                         ? m.compiler.options.find("strategy")->string
                         : "unfused")
+      << ", \"kernel\": "
+      << jsonString(m.compiler.options.find("kernel")
+                        ? m.compiler.options.find("kernel")->string
+                        : "")
       << ", \"state_chain\": "
       << jsonString(m.compiler.options.find("state_chain")
                         ? m.compiler.options.find("state_chain")->string

@@ -106,15 +106,40 @@ public:
 };
 } // namespace
 
-/// The compiler entry: who wrote the artifact, with which options.
+/// Whether the launch's kernels are the warp-specialised ones (whose
+/// options are their own: the persistent kernel's do not apply).
+static bool holdsWarpSpecialized(DictionaryAttr launch) {
+  auto kernels = launch.getAs<ArrayAttr>("kernels");
+  if (!kernels)
+    return false;
+  return llvm::any_of(kernels, [](Attribute kernel) {
+    auto entry = dyn_cast<DictionaryAttr>(kernel);
+    auto name = entry ? entry.getAs<StringAttr>("name") : StringAttr();
+    return name && name.getValue().starts_with("ssd_warp_specialized");
+  });
+}
+
+/// The compiler entry: who wrote the artifact, with which options. Where
+/// the fused strategy gave the warp-specialised kernels, `kernel` says so
+/// and only their own options follow.
 static JsonValue compilerJson(const LayerSpec &spec,
-                              const CompileOptions &options) {
+                              const CompileOptions &options,
+                              bool warpSpecialized) {
   JsonValue compiler = JsonValue::makeObject();
   compiler.add("name", JsonValue::makeString("ssd-compile"));
   compiler.add("version", JsonValue::makeString(kCompilerVersion));
   JsonValue opts = JsonValue::makeObject();
   opts.add("strategy", JsonValue::makeString(options.strategy));
-  if (options.strategy == "fused") {
+  if (options.strategy == "fused" && warpSpecialized) {
+    opts.add("kernel", JsonValue::makeString("warp_specialized"));
+    if (!options.warpSpecialized.empty() && options.warpSpecialized != "auto")
+      opts.add("warp_specialized",
+               JsonValue::makeString(options.warpSpecialized));
+    if (options.warpSpecializedPieces > 0)
+      opts.add("warp_specialized_pieces",
+               JsonValue::makeInteger(options.warpSpecializedPieces));
+  } else if (options.strategy == "fused") {
+    opts.add("kernel", JsonValue::makeString("persistent"));
     opts.add("state_chain", JsonValue::makeString(options.stateChain.empty()
                                                       ? "auto"
                                                       : options.stateChain));
@@ -140,9 +165,6 @@ static JsonValue compilerJson(const LayerSpec &spec,
     if (!options.warpSpecialized.empty() && options.warpSpecialized != "auto")
       opts.add("warp_specialized",
                JsonValue::makeString(options.warpSpecialized));
-    if (options.warpSpecializedPieces > 0)
-      opts.add("warp_specialized_pieces",
-               JsonValue::makeInteger(options.warpSpecializedPieces));
   }
   opts.add("target", JsonValue::makeString(options.target));
   // An infinite HI is null, as case.json writes it.
@@ -201,7 +223,8 @@ std::optional<std::string> ssd::writeManifest(ModuleOp module,
   doc.add("format_version",
           JsonValue::makeInteger(artifact::kManifestFormatVersion));
   doc.add("target", JsonValue::makeString(target));
-  doc.add("compiler", compilerJson(spec, options));
+  doc.add("compiler",
+          compilerJson(spec, options, holdsWarpSpecialized(launch)));
   JsonValue constants = constantsJson(spec);
   // The lowering may restate the specialisation constants; they must agree
   // with the layer. Other entries are extra integer constants.
