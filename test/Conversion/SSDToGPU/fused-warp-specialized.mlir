@@ -77,8 +77,8 @@
 // CHECK-NEXT: %[[CHUNKS:.*]] = arith.divui %[[END]], %c64{{.*}} : index
 // CHECK: %[[PIECES:.*]] = memref.dim %[[DECAYS]], %c2
 // CHECK: arith.divui %{{.*}}, %[[PIECES]] : index
-// CHECK: nvvm.setmaxregister decrease 56
-// CHECK: nvvm.setmaxregister increase 168
+// CHECK: nvvm.setmaxregister decrease 48
+// CHECK: nvvm.setmaxregister increase 176
 // The state role enters with the state carried over the pieces before
 // its own: S = exp(decay_j) S + S_j.
 // CHECK: scf.for %[[J:.*]] = %c0{{.*}} to %[[PIECE]] step %c1

@@ -15,9 +15,9 @@
 // CHECK: .visible .entry warp_specialized_ssd(
 // CHECK: .maxntid 384, 1, 1
 // CHECK: .minnctapersm 1
-// CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 {{.*}}56;
+// CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 {{.*}}48;
 // CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 {{.*}}232;
-// CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 {{.*}}216;
+// CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 {{.*}}224;
 // CHECK-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16

@@ -27,12 +27,10 @@ constexpr int64_t kGroupThreads = 128;
 struct RegisterBudget {
   int64_t producer, state, output;
 };
-constexpr RegisterBudget kRegisterBudgets[] = {{56, 232, 216}, {56, 168, 144}};
-/// The prep warps: one a stage, from warp 1 of the producer's warpgroup,
-/// each taking its stage's chunks whole (a lane two tokens).
-constexpr int64_t kPrepFirstWarp = 1;
-static_assert(kPrepFirstWarp + kMaxStages <= kGroupThreads / 32,
-              "a prep warp a stage fits the producer's warpgroup");
+constexpr RegisterBudget kRegisterBudgets[] = {{48, 232, 224}, {48, 176, 144}};
+/// The prep warps: warps 1 and 2 of the producer's warpgroup, a thread a
+/// token of the chunk.
+constexpr int64_t kPrepFirstThread = 32, kPrepThreads = kChunk;
 /// One 64-wide bf16 panel of a chunk's rows in the 128-byte swizzle.
 constexpr int64_t kPanelBytes = kChunk * 128;
 constexpr int64_t kDtBoxBytes = 4 * kDtHeads * kChunk;

@@ -100,8 +100,7 @@ public:
   /// The prep warps: for each chunk, once its copies have landed, its
   /// decays into the stage's prepared area and x scaled for the state
   /// update, w_s x_s with w_s = exp(g_last - g_s) dt_s, into its xs panel
-  /// (warp k of them takes stage k's chunks, a lane two tokens); then the
-  /// `prepared` ring's publish.
+  /// (a thread a token); then the `prepared` ring's publish.
   void walkPrep(StageRing &inputs, StageRing &prepared,
                 const HeadParams &params);
 

@@ -283,7 +283,7 @@ void RoleBuilder::emit(KernelFunc &kernel) {
   // a stage once its fill has landed, which needs every consumer's release
   // of the fill before, so its empty barriers go unused.
   StageRing prepared(e, kernel, shape.stages, /*consumerThreads=*/1,
-                     /*producerArrivals=*/32);
+                     /*producerArrivals=*/kPrepThreads);
   StageRing published(e, kernel, kPublishedBuffers, kGroupThreads,
                       /*producerArrivals=*/kGroupThreads);
   Value tid = e.threadId();
@@ -309,8 +309,8 @@ void RoleBuilder::emit(KernelFunc &kernel) {
   e.ifThen(e.eq(role, e.idx(0)), [&] {
     setRegisters(budget.producer);
     e.ifThen(e.eq(tid, e.idx(0)), [&] { produce(inputs); });
-    e.ifThen(e.andi(e.le(e.idx(32 * kPrepFirstWarp), tid),
-                    e.lt(tid, e.idx(32 * (kPrepFirstWarp + shape.stages)))),
+    e.ifThen(e.andi(e.le(e.idx(kPrepFirstThread), tid),
+                    e.lt(tid, e.idx(kPrepFirstThread + kPrepThreads))),
              [&] { walkPrep(inputs, prepared, params); });
   });
   e.ifThen(e.eq(role, e.idx(1)), [&] {

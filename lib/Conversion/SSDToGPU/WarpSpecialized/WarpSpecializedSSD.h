@@ -3,14 +3,13 @@
 // The warp-specialised SSD kernel: one block per (batch row, head, 64
 // columns of the head dimension), its chunks of 64 tokens walked in order
 // with the state on chip, by warpgroups with different roles:
-//   - warpgroup 0 (setmaxnreg 56): one thread copies each chunk's C, B, x
-//     and dt by TMA into a StageRing of `stages` stages; a prep warp a
-//     stage (warps 1 ..), each taking its stage's chunks whole, then
-//     leaves the chunk's decays in the stage (per token e_t = exp(g_t),
-//     f_t = exp(-g_t) dt_t, g_t, dt_t; g_last and exp(g_last)) and x
-//     scaled for the state update, w_s x_s with w_s = exp(g_last - g_s)
-//     dt_s, so that neither consumer scans dt or takes an exponential on
-//     its chain;
+//   - warpgroup 0 (setmaxnreg 48): one thread copies each chunk's C, B, x
+//     and dt by TMA into a StageRing of `stages` stages; two prep warps
+//     (a thread a token) then leave the chunk's decays in the stage (per
+//     token e_t = exp(g_t), f_t = exp(-g_t) dt_t, g_t, dt_t; g_last and
+//     exp(g_last)) and x scaled for the state update, w_s x_s with
+//     w_s = exp(g_last - g_s) dt_s, so that neither consumer scans dt or
+//     takes an exponential on its chain;
 //   - warpgroup 1, the state: holds S (64 x 128, f32) in wgmma
 //     accumulators for the whole walk; per chunk it writes S in bf16 for
 //     the output role (stmatrix into a ring of two buffers), then
