@@ -133,12 +133,19 @@
 // tile, a 128-thread barrier, and whole rows stored: four 16-byte pieces a
 // thread, each where its token is before the sequence's end.
 // CHECK: nvvm.setmaxregister increase 224
+// The stage's copies alone are waited for before the products; the
+// published state before C S^T; the prepared decays only once both are
+// issued.
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: nvvm.mbarrier.try_wait.parity
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: %[[OUT_FACTORED:.*]] = arith.cmpf ogt, %{{.*}}, %cst{{.*}} : f32
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: scf.if %[[OUT_FACTORED]] -> (vector<2xbf16>

@@ -212,8 +212,9 @@ void RoleBuilder::walkOutputs(StageRing &inputs, StageRing &prepared,
   Value publishedAt = sharedAddress(publishedBuf);
   e.forLoop(e.idx(first), chunkCount, e.idx(shape.outputGroups), [&](Value i) {
     Value c = chunkOf(i);
+    // C B^T and C S^T need the copies alone: the prepared decays are
+    // waited for only once both are issued, off the products' way.
     inputs.waitFull(i);
-    prepared.waitFull(i);
     Value base = stageBase(inputs.stage(i));
     Value cRows = e.add(ringAt, e.add(base, layout.c));
     Value bRows = e.add(ringAt, e.add(base, layout.b));
@@ -235,6 +236,7 @@ void RoleBuilder::walkOutputs(StageRing &inputs, StageRing &prepared,
     NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
 
     // While C S^T runs: P's register A fragments from C B^T.
+    prepared.waitFull(i);
     Value view = preparedView(base);
     Value factored = factoredChunk(e, e.load(view, {e.idx(prepared::kGLast)}));
     NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
