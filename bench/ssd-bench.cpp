@@ -434,19 +434,15 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
               median(p.roundBackToBackMs));
   std::printf("\n");
   std::fflush(stdout);
+  // A compiler option the manifest records, else `absent`.
+  auto option = [&](const char *name, const char *absent) {
+    const auto *v = m.compiler.options.find(name);
+    return jsonString(v ? v->string : absent);
+  };
   std::ostringstream row;
-  row << "{\"strategy\": "
-      << jsonString(m.compiler.options.find("strategy")
-                        ? m.compiler.options.find("strategy")->string
-                        : "unfused")
-      << ", \"kernel\": "
-      << jsonString(m.compiler.options.find("kernel")
-                        ? m.compiler.options.find("kernel")->string
-                        : "")
-      << ", \"state_chain\": "
-      << jsonString(m.compiler.options.find("state_chain")
-                        ? m.compiler.options.find("state_chain")->string
-                        : "")
+  row << "{\"strategy\": " << option("strategy", "unfused")
+      << ", \"kernel\": " << option("kernel", "")
+      << ", \"state_chain\": " << option("state_chain", "")
       << ", \"artifact\": "
       << jsonString(run.artifact.substr(run.artifact.find_last_of('/') + 1))
       << ", \"batch\": " << run.batch << ", \"seqlen\": " << run.seqlen

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ssd/Compile/Artifact.h"
+#include "ssd/Conversion/SSDToGPU/Pipeline.h"
 
 #include "ssd/Artifact/Json.h"
 #include "ssd/Artifact/Manifest.h"
@@ -115,8 +116,35 @@ static bool holdsWarpSpecialized(DictionaryAttr launch) {
   return llvm::any_of(kernels, [](Attribute kernel) {
     auto entry = dyn_cast<DictionaryAttr>(kernel);
     auto name = entry ? entry.getAs<StringAttr>("name") : StringAttr();
-    return name && name.getValue().starts_with("ssd_warp_specialized");
+    return name && name.getValue() == kWarpSpecializedKernelName;
   });
+}
+
+/// The persistent fused kernel's options, as built (defaults resolved).
+static void addPersistentOptions(JsonValue &opts,
+                                 const CompileOptions &options) {
+  opts.add("state_chain", JsonValue::makeString(options.stateChain.empty()
+                                                    ? "auto"
+                                                    : options.stateChain));
+  opts.add("mma", JsonValue::makeString(options.mma.empty() ? "mma.sync"
+                                                            : options.mma));
+  // The copy the kernel was built with: auto resolves by the target.
+  bool autoCopy = options.copy.empty() || options.copy == "auto";
+  opts.add("copy",
+           JsonValue::makeString(!autoCopy                    ? options.copy
+                                 : options.target == "sm_90a" ? "tma"
+                                                              : "cp.async"));
+  if (options.profile)
+    opts.add("profile", JsonValue::makeBool(true));
+  if (options.cluster > 1)
+    opts.add("cluster", JsonValue::makeInteger(options.cluster));
+  if (options.foldLoadsAhead > 0)
+    opts.add("fold_loads_ahead",
+             JsonValue::makeInteger(options.foldLoadsAhead));
+  if (!options.stateMma.empty() && options.stateMma != "auto")
+    opts.add("state_mma", JsonValue::makeString(options.stateMma));
+  if (!options.fold.empty() && options.fold != "auto")
+    opts.add("fold", JsonValue::makeString(options.fold));
 }
 
 /// The compiler entry: who wrote the artifact, with which options. Where
@@ -130,41 +158,18 @@ static JsonValue compilerJson(const LayerSpec &spec,
   compiler.add("version", JsonValue::makeString(kCompilerVersion));
   JsonValue opts = JsonValue::makeObject();
   opts.add("strategy", JsonValue::makeString(options.strategy));
-  if (options.strategy == "fused" && warpSpecialized) {
-    opts.add("kernel", JsonValue::makeString("warp_specialized"));
+  if (options.strategy == "fused") {
+    opts.add("kernel",
+             JsonValue::makeString(warpSpecialized ? "warp_specialized"
+                                                   : "persistent"));
     if (!options.warpSpecialized.empty() && options.warpSpecialized != "auto")
       opts.add("warp_specialized",
                JsonValue::makeString(options.warpSpecialized));
-    if (options.warpSpecializedPieces > 0)
+    if (!warpSpecialized)
+      addPersistentOptions(opts, options);
+    else if (options.warpSpecializedPieces > 0)
       opts.add("warp_specialized_pieces",
                JsonValue::makeInteger(options.warpSpecializedPieces));
-  } else if (options.strategy == "fused") {
-    opts.add("kernel", JsonValue::makeString("persistent"));
-    opts.add("state_chain", JsonValue::makeString(options.stateChain.empty()
-                                                      ? "auto"
-                                                      : options.stateChain));
-    opts.add("mma", JsonValue::makeString(options.mma.empty() ? "mma.sync"
-                                                              : options.mma));
-    // The copy the kernel was built with: auto resolves by the target.
-    bool autoCopy = options.copy.empty() || options.copy == "auto";
-    opts.add("copy", JsonValue::makeString(
-                         !autoCopy                    ? options.copy
-                         : options.target == "sm_90a" ? "tma"
-                                                      : "cp.async"));
-    if (options.profile)
-      opts.add("profile", JsonValue::makeBool(true));
-    if (options.cluster > 1)
-      opts.add("cluster", JsonValue::makeInteger(options.cluster));
-    if (options.foldLoadsAhead > 0)
-      opts.add("fold_loads_ahead",
-               JsonValue::makeInteger(options.foldLoadsAhead));
-    if (!options.stateMma.empty() && options.stateMma != "auto")
-      opts.add("state_mma", JsonValue::makeString(options.stateMma));
-    if (!options.fold.empty() && options.fold != "auto")
-      opts.add("fold", JsonValue::makeString(options.fold));
-    if (!options.warpSpecialized.empty() && options.warpSpecialized != "auto")
-      opts.add("warp_specialized",
-               JsonValue::makeString(options.warpSpecialized));
   }
   opts.add("target", JsonValue::makeString(options.target));
   // An infinite HI is null, as case.json writes it.

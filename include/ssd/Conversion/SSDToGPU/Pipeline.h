@@ -14,6 +14,12 @@ class OpPassManager;
 
 namespace ssd {
 
+/// The name of the warp-specialised SSD kernel the fused pipeline gives
+/// the layers it takes (the manifest's writer tells the two kernels apart
+/// by it).
+inline constexpr llvm::StringLiteral kWarpSpecializedKernelName =
+    "ssd_warp_specialized";
+
 /// Knobs of the GPU pipelines.
 struct GPUPipelineOptions {
   /// Chunk size handed to ssd-decompose; 0 keeps each op's chunk_size.

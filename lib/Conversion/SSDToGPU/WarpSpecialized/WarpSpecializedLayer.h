@@ -13,13 +13,15 @@
 
 #include "../Kernels.h"
 
+#include "ssd/Conversion/SSDToGPU/Pipeline.h"
+
 namespace ssd {
 namespace gpu_lowering {
 namespace warp_specialized {
 
 /// The kernels' names, and the derived symbol of the pieces a sequence is
 /// cut into.
-inline constexpr llvm::StringLiteral kKernelName = "ssd_warp_specialized";
+inline constexpr llvm::StringLiteral kKernelName = kWarpSpecializedKernelName;
 inline constexpr llvm::StringLiteral kPieceStatesKernelName =
     "ssd_warp_specialized_piece_states";
 inline constexpr llvm::StringLiteral kPiecesSymbol = "ws_pieces";
