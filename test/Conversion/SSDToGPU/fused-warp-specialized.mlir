@@ -26,10 +26,10 @@
 // per (piece, row, head): A, dt_bias, D, y, the final states and the
 // pieces' workspaces as memrefs, then the TMA maps of C, B, x (a chunk of
 // 64 rows by a 64-column panel, 128-byte swizzle) and dt (64 tokens by 4
-// heads, unswizzled), in 225408 bytes of dynamic shared memory (3
+// heads, unswizzled), in 225360 bytes of dynamic shared memory (3
 // stages with the prep warps' scaled x and decays, the published states,
 // two y tiles an output warpgroup); every launch.
-// CHECK-SAME: {block = [512], grid = ["b * 80 * ws_pieces"], name = "ssd_warp_specialized", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "piece_states"}, {abi = "memref", kind = "workspace", name = "piece_decays"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "C"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "y"}, {box = [1, 64, 4], kind = "tma", swizzle = "none", tensor = "dt"}], shared_memory = 225408 : i64}]
+// CHECK-SAME: {block = [512], grid = ["b * 80 * ws_pieces"], name = "ssd_warp_specialized", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "piece_states"}, {abi = "memref", kind = "workspace", name = "piece_decays"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "C"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "y"}, {box = [1, 64, 4], kind = "tma", swizzle = "none", tensor = "dt"}], shared_memory = 225360 : i64}]
 // No persistent kernel's workspaces: a state per piece but the last, a
 // decay per piece.
 // CHECK-SAME: workspaces = [{dtype = "f32", name = "piece_states", shape = ["b", 80, "ws_pieces - 1", 64, 128]}, {dtype = "f32", name = "piece_decays", shape = ["b", 80, "ws_pieces"]}]

@@ -18,12 +18,12 @@ namespace ssd {
 namespace gpu_lowering {
 namespace warp_specialized {
 
-void RoleBuilder::walkPrep(StageRing &rows, StageRing &prepared,
+void RoleBuilder::walkPrep(StageRing &inputs, StageRing &prepared,
                            const HeadParams &params) {
   Value token = e.sub(e.threadId(), e.idx(kPrepFirstThread));
   e.forLoop(e.idx(0), chunkCount, e.idx(1), [&](Value i) {
-    rows.waitFull(i);
-    Value base = stageBase(rows.stage(i));
+    inputs.waitFull(i);
+    Value base = stageBase(inputs.stage(i));
     // Each prep warp scans the whole chunk; a thread keeps its token's.
     ChunkDecays d = decays(chunkOf(i), base, params);
     Value g = gOfToken(e, d, token), dt = dtOfToken(e, d, token);

@@ -23,11 +23,9 @@ namespace ssd {
 namespace gpu_lowering {
 namespace warp_specialized {
 
-void RoleBuilder::produce(StageRing &inputs, bool reverse, StageRing *rows) {
-  int64_t rowBytes = kPanelBytes + kDtBoxBytes;
+void RoleBuilder::produce(StageRing &inputs, bool reverse) {
   e.forLoop(e.idx(0), chunkCount, e.idx(1), [&](Value i) {
-    Value s = inputs.acquire(i, rows ? layout.copyBytes - rowBytes
-                                     : layout.copyBytes);
+    Value s = inputs.acquire(i, layout.copyBytes);
     Value base = stageBase(s);
     Value full = inputs.full(s);
     Value token = e.mul(chunkOf(i, reverse), kChunk);
@@ -42,12 +40,6 @@ void RoleBuilder::produce(StageRing &inputs, bool reverse, StageRing *rows) {
                    {col, group, token, row});
       copyTmaBox(e, ops.bMap, at(layout.b + panel * kPanelBytes), full,
                  {col, group, token, row});
-    }
-    // x and dt on their own ring, where there is one: its stage (the same)
-    // is freed later than C's and B's.
-    if (rows) {
-      rows->acquire(i, rowBytes);
-      full = rows->full(s);
     }
     copyTmaBox(e, ops.xMap, at(layout.x), full, {p0, head, token, row});
     Value firstHead = e.sub(head, e.rem(head, e.idx(kDtHeads)));

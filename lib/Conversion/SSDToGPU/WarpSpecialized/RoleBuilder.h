@@ -77,11 +77,8 @@ public:
   }
 
   /// One thread: every chunk's C (where the stage holds it), B (two boxes
-  /// each), x and dt, in the walk's order, into `inputs`; x and dt into
-  /// `rows` instead where given (a ring over the same stages whose uses
-  /// are released separately).
-  void produce(StageRing &inputs, bool reverse = false,
-               StageRing *rows = nullptr);
+  /// each), x and dt, in the walk's order.
+  void produce(StageRing &inputs, bool reverse = false);
 
   /// The state fragments (the accumulator layout, 64 x 128 f32) of this
   /// block's p-block in `states` [..][p][n], its outer indices `outer`.
@@ -104,7 +101,7 @@ public:
   /// decays into the stage's prepared area and x scaled for the state
   /// update, w_s x_s with w_s = exp(g_last - g_s) dt_s, into its xs panel
   /// (a thread a token); then the `prepared` ring's publish.
-  void walkPrep(StageRing &rows, StageRing &prepared,
+  void walkPrep(StageRing &inputs, StageRing &prepared,
                 const HeadParams &params);
 
   /// Writes `state` (the state entering chunk `c`) in bf16 where the
@@ -117,8 +114,7 @@ public:
   /// Warpgroup 1: the state's walk; returns S after the last chunk. Per
   /// chunk: publish S, then S = exp(g_last) S + (w x)^T B from the stage
   /// (the prep warps' xs, M-major, and B, N-major).
-  Value walkState(StageRing &products, StageRing &rows, StageRing &prepared,
-                  StageRing &published);
+  Value walkState(StageRing &inputs, StageRing &prepared, StageRing &published);
 
   /// P = C B^T exp(g_t - g_s) dt_s on s <= t (0 above), from C B^T's
   /// accumulator fragments `cb` and the chunk's prepared decays `view`, as
@@ -159,9 +155,8 @@ public:
 
   /// Output warpgroup `first` (0 .. outputGroups - 1): y of chunks first,
   /// first + outputGroups, ...
-  void walkOutputs(StageRing &products, StageRing &rows, StageRing &prepared,
-                   StageRing &published, const HeadParams &params,
-                   int64_t first);
+  void walkOutputs(StageRing &inputs, StageRing &prepared, StageRing &published,
+                   const HeadParams &params, int64_t first);
 
   /// The final state of this block's (row, head, p-block) from S's
   /// accumulators, stored by the sequence's last piece.

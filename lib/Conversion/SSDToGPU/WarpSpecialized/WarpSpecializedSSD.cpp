@@ -56,18 +56,16 @@ void RoleBuilder::writePublished(StageRing &published, Value c,
   storeMatrices(view, published.acquire(c), pairs);
 }
 
-Value RoleBuilder::walkState(StageRing &products, StageRing &rows,
-                             StageRing &prepared, StageRing &published) {
+Value RoleBuilder::walkState(StageRing &inputs, StageRing &prepared,
+                             StageRing &published) {
   Value s0 = loadEnteringState();
   Value ringAt = sharedAddress(ring);
   return e.forLoop(
       e.idx(0), chunkCount, e.idx(1), {s0},
       [&](Value i, ValueRange cur) -> SmallVector<Value> {
-        // B, and the prep warps' xs and decays (written once x and dt
-        // landed).
-        products.waitFull(i);
+        inputs.waitFull(i);
         prepared.waitFull(i);
-        Value base = stageBase(products.stage(i));
+        Value base = stageBase(inputs.stage(i));
         SmallVector<Value> state = wgmmaFragments(e, cur[0], kState / 8);
         writePublished(published, i, state);
 
@@ -82,8 +80,7 @@ Value RoleBuilder::walkState(StageRing &products, StageRing &rows,
         fenceSharedForAsyncProxy(e);
         published.publish(i);
         NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
-        products.release(i);
-        rows.release(i);
+        inputs.release(i);
         return {acc};
       })[0];
 }
@@ -224,18 +221,18 @@ void RoleBuilder::storeY(Value c, Value buffer, ArrayRef<Value> yPairs,
   }
 }
 
-void RoleBuilder::walkOutputs(StageRing &products, StageRing &rows,
-                              StageRing &prepared, StageRing &published,
-                              const HeadParams &params, int64_t first) {
+void RoleBuilder::walkOutputs(StageRing &inputs, StageRing &prepared,
+                              StageRing &published, const HeadParams &params,
+                              int64_t first) {
   AccumulatorLane at = accumulatorLane(e);
   Value ringAt = sharedAddress(ring);
   Value publishedAt = sharedAddress(publishedBuf);
   e.forLoop(e.idx(first), chunkCount, e.idx(shape.outputGroups), [&](Value i) {
     Value c = chunkOf(i);
-    // C B^T and C S^T need C and B alone: the prepared decays are waited
-    // for only once both are issued, off the products' way.
-    products.waitFull(i);
-    Value base = stageBase(products.stage(i));
+    // C B^T and C S^T need the copies alone: the prepared decays are
+    // waited for only once both are issued, off the products' way.
+    inputs.waitFull(i);
+    Value base = stageBase(inputs.stage(i));
     Value cRows = e.add(ringAt, e.add(base, layout.c));
     Value bRows = e.add(ringAt, e.add(base, layout.b));
     Value xRows = e.add(ringAt, e.add(base, layout.x));
@@ -265,15 +262,9 @@ void RoleBuilder::walkOutputs(StageRing &products, StageRing &rows,
 
     NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
     published.release(i);
-    // C and B are read: the producer may refill them while P x runs.
-    products.release(i);
-    Value accRows[2] = {at.row, e.add(at.row, e.idx(8))};
-    Value rowScale[2] = {
-        e.load(view, {e.add(accRows[0], e.idx(prepared::kE))}),
-        e.load(view, {e.add(accRows[1], e.idx(prepared::kE))})};
-    // x: landed before the prep warps published (waited for its own
-    // visibility here, at no cost).
-    rows.waitFull(i);
+    Value rows[2] = {at.row, e.add(at.row, e.idx(8))};
+    Value rowScale[2] = {e.load(view, {e.add(rows[0], e.idx(prepared::kE))}),
+                         e.load(view, {e.add(rows[1], e.idx(prepared::kE))})};
     Value acc = wgmmaAccumulators(
         e, scaleRows(e, wgmmaFragments(e, ys, kHeadDim / 8), rowScale));
     // x for D x, read while P x runs.
@@ -284,7 +275,7 @@ void RoleBuilder::walkOutputs(StageRing &products, StageRing &rows,
     // y[row][c 64 + t][head][p] = that + D x, in bf16, staged in shared
     // memory and stored by whole rows; the stage goes back once read.
     SmallVector<Value> yPairs = withSkip(acc, xPairs, params.d);
-    rows.release(i);
+    inputs.release(i);
     storeY(c, e.rem(e.div(i, e.idx(shape.outputGroups)), e.idx(2)), yPairs,
            first);
   });
@@ -310,22 +301,17 @@ void RoleBuilder::emit(KernelFunc &kernel) {
                                             kSwizzleAlign);
   yBuf = kernel.sharedBufferAligned(2 * shape.outputGroups * kPanelBytes,
                                     kSwizzleAlign);
-  // Two rings over the same stages: C and B (`products`), freed once the
-  // products that read them are done, and x and dt (`rows`), freed after
-  // P x, so that the next fill's C and B copies start before P x.
-  StageRing products(e, kernel, shape.stages, 2 * kGroupThreads);
-  StageRing rows(e, kernel, shape.stages, 2 * kGroupThreads);
-  // The prepared ring's stages are the rows' own: the prep warps write a
-  // stage once its x and dt have landed, which needs every consumer's
-  // release of the fill before, so its empty barriers go unused.
+  StageRing inputs(e, kernel, shape.stages, 2 * kGroupThreads);
+  // The prepared ring's stages are the inputs' own: the prep warps write
+  // a stage once its fill has landed, which needs every consumer's release
+  // of the fill before, so its empty barriers go unused.
   StageRing prepared(e, kernel, shape.stages, /*consumerThreads=*/1,
                      /*producerArrivals=*/kPrepThreads);
   StageRing published(e, kernel, kPublishedBuffers, kGroupThreads,
                       /*producerArrivals=*/kGroupThreads);
   Value tid = e.threadId();
   e.ifThen(e.eq(tid, e.idx(0)), [&] {
-    products.init();
-    rows.init();
+    inputs.init();
     prepared.init();
     published.init();
   });
@@ -345,20 +331,19 @@ void RoleBuilder::emit(KernelFunc &kernel) {
   };
   e.ifThen(e.eq(role, e.idx(0)), [&] {
     setRegisters(budget.producer);
-    e.ifThen(e.eq(tid, e.idx(0)),
-             [&] { produce(products, /*reverse=*/false, &rows); });
+    e.ifThen(e.eq(tid, e.idx(0)), [&] { produce(inputs); });
     e.ifThen(e.andi(e.le(e.idx(kPrepFirstThread), tid),
                     e.lt(tid, e.idx(kPrepFirstThread + kPrepThreads))),
-             [&] { walkPrep(rows, prepared, params); });
+             [&] { walkPrep(inputs, prepared, params); });
   });
   e.ifThen(e.eq(role, e.idx(1)), [&] {
     setRegisters(budget.state);
-    storeState(walkState(products, rows, prepared, published));
+    storeState(walkState(inputs, prepared, published));
   });
   for (int64_t k = 0; k < shape.outputGroups; ++k)
     e.ifThen(e.eq(role, e.idx(2 + k)), [&] {
       setRegisters(budget.output);
-      walkOutputs(products, rows, prepared, published, params, k);
+      walkOutputs(inputs, prepared, published, params, k);
     });
 }
 
@@ -369,10 +354,10 @@ int64_t blockThreads(const Shape &shape) {
 int64_t sharedBytes(const Shape &shape) {
   // The ring, the published states, two y tiles an output warpgroup, each
   // buffer's worst alignment slack, and the mbarriers (two a stage of
-  // each ring: products, rows, prepared and published).
+  // each ring).
   return shape.stages * kSSDStage.bytes + kPublishedBuffers * kPublishedBytes +
          2 * shape.outputGroups * kPanelBytes + 3 * kSwizzleAlign +
-         16 * (3 * shape.stages + kPublishedBuffers);
+         16 * (2 * shape.stages + kPublishedBuffers);
 }
 
 std::string unsupportedShape(const Shape &shape) {

@@ -4,9 +4,7 @@
 // columns of the head dimension), its chunks of 64 tokens walked in order
 // with the state on chip, by warpgroups with different roles:
 //   - warpgroup 0 (setmaxnreg 48): one thread copies each chunk's C, B, x
-//     and dt by TMA into one of `stages` stages, C and B and then x and dt
-//     each on a StageRing of their own over the same stages (the outputs
-//     free C and B once C S^T is done, before P x); two prep warps
+//     and dt by TMA into a StageRing of `stages` stages; two prep warps
 //     (a thread a token) then leave the chunk's decays in the stage (per
 //     token e_t = exp(g_t), f_t = exp(-g_t) dt_t, g_t, dt_t; g_last and
 //     exp(g_last)) and x scaled for the state update, w_s x_s with
