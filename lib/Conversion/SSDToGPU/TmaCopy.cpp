@@ -76,22 +76,6 @@ void copyTmaBox(Emitter &e, Value descriptor, Value dst, Value bar,
       /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
 }
 
-void storeTmaBox(Emitter &e, Value descriptor, Value src,
-                 ValueRange coordinates) {
-  SmallVector<Value> coords;
-  for (Value c : coordinates)
-    coords.push_back(arith::IndexCastOp::create(e.b, e.b.getI32Type(), c));
-  NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-      e.b, descriptor, src, coords, /*l2CacheHint=*/Value(),
-      NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
-  NVVM::CpAsyncBulkCommitGroupOp::create(e.b);
-}
-
-void waitTmaStores(Emitter &e, int64_t pending, bool reads) {
-  NVVM::CpAsyncBulkWaitGroupOp::create(e.b, pending,
-                                       reads ? e.b.getUnitAttr() : UnitAttr());
-}
-
 void waitTmaBarrier(Emitter &e, Value bar, Value parity) {
   // ticks: the suspend-time hint of try_wait, 0 = the system's default.
   NVVM::MBarrierTryWaitParityOp::create(e.b, bar, parity, i32(e, 0));

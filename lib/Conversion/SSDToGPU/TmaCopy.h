@@ -54,20 +54,6 @@ void expectTmaBytes(Emitter &e, Value bar, int64_t bytes);
 void copyTmaBox(Emitter &e, Value descriptor, Value dst, Value bar,
                 ValueRange coordinates, Value multicastMask = Value());
 
-/// One box of shared memory at `src` (!llvm.ptr<3>, the box's layout as
-/// the tensor map `descriptor` gives it) stored into the tensor at
-/// `coordinates` (innermost first, index) by TMA, as a bulk-async group of
-/// its own (committed). Out-of-range elements are not written. The
-/// writers of `src` fence it for the async proxy and synchronise with the
-/// issuing thread first.
-void storeTmaBox(Emitter &e, Value descriptor, Value src,
-                 ValueRange coordinates);
-
-/// In the thread that issued them: waits until at most `pending` of its
-/// bulk-async stores still read their shared memory (`reads`) or are still
-/// in flight at all (else).
-void waitTmaStores(Emitter &e, int64_t pending, bool reads);
-
 /// Waits until the phase of `bar` with parity `parity` (i32, 0 or 1) has
 /// completed; the copies it counted are then visible to this thread.
 void waitTmaBarrier(Emitter &e, Value bar, Value parity);

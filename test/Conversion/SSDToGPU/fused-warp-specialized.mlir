@@ -29,7 +29,7 @@
 // heads, unswizzled), in 225360 bytes of dynamic shared memory (3
 // stages with the prep warps' scaled x and decays, the published states,
 // two y tiles an output warpgroup); every launch.
-// CHECK-SAME: {block = [512], grid = ["b * 80 * ws_pieces"], name = "ssd_warp_specialized", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "piece_states"}, {abi = "memref", kind = "workspace", name = "piece_decays"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "C"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "y"}, {box = [1, 64, 4], kind = "tma", swizzle = "none", tensor = "dt"}], shared_memory = 225360 : i64}]
+// CHECK-SAME: {block = [512], grid = ["b * 80 * ws_pieces"], name = "ssd_warp_specialized", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "piece_states"}, {abi = "memref", kind = "workspace", name = "piece_decays"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "C"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 4], kind = "tma", swizzle = "none", tensor = "dt"}], shared_memory = 225360 : i64}]
 // No persistent kernel's workspaces: a state per piece but the last, a
 // decay per piece.
 // CHECK-SAME: workspaces = [{dtype = "f32", name = "piece_states", shape = ["b", 80, "ws_pieces - 1", 64, 128]}, {dtype = "f32", name = "piece_decays", shape = ["b", 80, "ws_pieces"]}]
@@ -63,10 +63,10 @@
 // CHECK: vector.store %{{.*}}, %[[PSTATES]][%{{.*}}, %{{.*}}, %[[PPIECE]], %{{.*}}, %{{.*}}]
 // CHECK: memref.store %{{.*}}, %[[PDECAYS]][%{{.*}}, %{{.*}}, %[[PPIECE]]] : memref<?x80x?xf32>
 
-// CHECK: gpu.func @ssd_warp_specialized(%{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %[[Y:.*]]: memref<?x?x80x64xbf16>, %{{.*}}: memref<?x80x64x128xf32>, %[[STATES:.*]]: memref<?x80x?x64x128xf32>, %[[DECAYS:.*]]: memref<?x80x?xf32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[YMAP:.*]]: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
+// CHECK: gpu.func @ssd_warp_specialized(%{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %[[Y:.*]]: memref<?x?x80x64xbf16>, %{{.*}}: memref<?x80x64x128xf32>, %[[STATES:.*]]: memref<?x80x?x64x128xf32>, %[[DECAYS:.*]]: memref<?x80x?xf32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
 // The descriptors' positions among the lowered arguments, for
 // ssd-tma-descriptors-by-value; one resident block a SM (setmaxnreg).
-// CHECK-SAME: known_block_size = array<i32: 512, 1, 1>, nvvm.minctasm = 1 : i32, ssd.lowered_arg_count = 64 : i64, ssd.tma_descriptors = array<i64: 59, 60, 61, 62, 63>
+// CHECK-SAME: known_block_size = array<i32: 512, 1, 1>, nvvm.minctasm = 1 : i32, ssd.lowered_arg_count = 63 : i64, ssd.tma_descriptors = array<i64: 59, 60, 61, 62>
 // The block's piece, and the sequence's length from y, its chunks of 64
 // tokens rounded up, ceil(chunks / pieces) a piece.
 // CHECK: %[[B:.*]] = memref.dim %[[Y]], %c0
@@ -92,26 +92,6 @@
 // The final state from the last piece alone.
 // CHECK: %[[LAST:.*]] = arith.subi %[[PIECES]], %c1
 // CHECK: arith.cmpi eq, %[[PIECE]], %[[LAST]]
-// Each output warpgroup's y tile, written by stmatrix and fenced for the
-// async proxy, goes out by one TMA store from one thread, once that
-// thread's store of the other tile has read it and the warpgroup has met
-// at its barrier; no thread stores y itself. Before the block ends, the
-// last stores are waited for.
-// CHECK-COUNT-4: nvvm.stmatrix
-// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
-// CHECK: nvvm.barrier id = %c2_i32 number_of_threads = %c128_i32
-// CHECK-NOT: vector.store
-// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[YMAP]], %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : !llvm.ptr, <3>
-// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
-// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
-// CHECK: nvvm.barrier id = %c3_i32 number_of_threads = %c128_i32
-// CHECK-NOT: vector.store
-// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[YMAP]]
-// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
-// CHECK-NEXT: }
-// CHECK-NEXT: }
-// CHECK-NEXT: gpu.return
 
 // warp-specialized-pieces: a fixed count.
 // PIECES3: derived = {ws_pieces = "3"}

@@ -148,8 +148,8 @@ public:
 
   /// Output warpgroup `group` stores chunk `c`'s y: its `yPairs` into its
   /// y tile `buffer` (0 or 1: alternate chunks), a warpgroup barrier, then
-  /// one TMA store of the tile (ops.yMap) or, without it, whole 128-byte
-  /// rows to global memory, those before the sequence's end.
+  /// whole 128-byte rows to global memory, those before the sequence's
+  /// end.
   void storeY(Value c, Value buffer, llvm::ArrayRef<Value> yPairs,
               int64_t group);
 

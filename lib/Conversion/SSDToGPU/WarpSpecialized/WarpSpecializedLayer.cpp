@@ -176,7 +176,7 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
                       "final_states"},
             /*workspace=*/false);
   addParams(info, p, {"piece_states", "piece_decays"}, /*workspace=*/true);
-  addBoxes(info, {"C", "B", "x", "y"});
+  addBoxes(info, {"C", "B", "x"});
   KernelFunc k = createKernel(b, module, p, info);
   // setmaxnreg moves registers between the roles of one resident block.
   k.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
@@ -191,8 +191,7 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
                k.arg("y"),
                k.arg("final_states"),
                k.arg("piece_states"),
-               k.arg("piece_decays"),
-               k.arg(tmaArgName("y"))};
+               k.arg("piece_decays")};
   emitKernel(b, k, shape, ops);
   info.sharedMemory = k.sharedBytes();
   return {states, info};

@@ -184,30 +184,13 @@ void RoleBuilder::storeY(Value c, Value buffer, ArrayRef<Value> yPairs,
   Value view = swizzledTiles(yBuf, 2 * shape.outputGroups, 1);
   Value slot = e.add(e.idx(2 * group), buffer);
   storeMatrices(view, slot, yPairs);
-  Value tid = e.rem(e.threadId(), e.idx(kGroupThreads));
-  Value token0 = e.mul(c, kChunk);
-  if (ops.yMap) {
-    // One thread stores the tile by TMA once the warpgroup's stmatrix
-    // writes are fenced for the async proxy and its earlier store (of the
-    // other tile) has read its rows, so that the tile written two chunks
-    // later was read before this barrier.
-    fenceSharedForAsyncProxy(e);
-    Value issuer = e.eq(tid, e.idx(0));
-    e.ifThen(issuer, [&] { waitTmaStores(e, 0, /*reads=*/true); });
-    warpgroupBarrier(e, 2 + group);
-    e.ifThen(issuer, [&] {
-      storeTmaBox(e, ops.yMap,
-                  elementPointer(e, view, {slot, e.idx(0), e.idx(0), e.idx(0)},
-                                 /*space=*/3),
-                  {p0, head, token0, row});
-    });
-    return;
-  }
   // The warpgroup's tile is whole once its four warps have stored their
   // rows; the slot written two chunks later was read before this barrier.
   warpgroupBarrier(e, 2 + group);
   // Whole 128-byte rows: a warp four rows, a thread 16 bytes of each of
   // four; rows past the sequence's end are not stored.
+  Value tid = e.rem(e.threadId(), e.idx(kGroupThreads));
+  Value token0 = e.mul(c, kChunk);
   for (int64_t u = 0; u < kChunk * kHeadDim / 8 / kGroupThreads; ++u) {
     Value piece = e.add(tid, e.idx(u * kGroupThreads));
     Value r = e.div(piece, e.idx(kHeadDim / 8));
@@ -279,10 +262,6 @@ void RoleBuilder::walkOutputs(StageRing &inputs, StageRing &prepared,
     storeY(c, e.rem(e.div(i, e.idx(shape.outputGroups)), e.idx(2)), yPairs,
            first);
   });
-  // The y tiles' last stores leave shared memory before the block ends.
-  if (ops.yMap)
-    e.ifThen(e.eq(e.rem(e.threadId(), e.idx(kGroupThreads)), e.idx(0)),
-             [&] { waitTmaStores(e, 0, /*reads=*/false); });
 }
 
 void RoleBuilder::storeState(Value s) {

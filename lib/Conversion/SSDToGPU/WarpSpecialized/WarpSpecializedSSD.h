@@ -20,8 +20,7 @@
 //     (e_t f_s, two multiplications, where the chunk's decay g_last is
 //     above -64; exp(g_t - g_s) dt_s where it is not), the rows of C S^T
 //     scaled by e_t, then y = that + P x (P as register A) + D x (x by
-//     ldmatrix), staged by stmatrix and stored by one TMA store a chunk
-//     (rows past the sequence's end clipped by the tensor map).
+//     ldmatrix), staged by stmatrix and stored by whole 128-byte rows.
 //     With two output warpgroups (2 and 3) they take alternate chunks.
 // The copies, the state's chain and the chunks' outputs overlap; nothing
 // but y (bf16) and the last state goes back to global memory.
@@ -92,9 +91,6 @@ struct Operands {
   Value a, dtBias, d;
   Value initialStates, y, finalStates;
   Value pieceStates, pieceDecays;
-  /// y's TMA descriptor (boxes as x's): each chunk's y tile goes out by one
-  /// TMA store. Null: the output warpgroups store y's rows themselves.
-  Value yMap;
 };
 
 /// Threads of a block and bytes of dynamic shared memory.
