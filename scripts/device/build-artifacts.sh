@@ -315,7 +315,7 @@ for shape in "64 64 64 2" "64 64 512 2" "128 128 512 4" "128 64 1024 3" "128 256
 done
 
 # The whole SSD in one warp-specialised kernel (ssd-test-warp-specialized-ssd):
-# one chunk, several heads and batch rows, rings of 2 or 3 stages, one or two
+# one chunk, several heads and batch rows, rings of 2 to 4 stages, one or two
 # output warpgroups, head dimensions 64 to 256 and groups of heads, and the
 # Mamba-2 2.7B layer at b8 16K (80 heads) for its time, for
 # scripts/device/run_warp_specialized_ssd.py.
@@ -329,6 +329,14 @@ for shape in "1 4 64 2 1 64 1" "1 4 512 2 1 64 1" "2 8 1024 3 1 64 1" "1 4 4096 
   shared_test_kernel "$out/warp-specialized-ssd" \
     "wsssd-b$batch-h$heads-l$seqlen-s$stages-o$groups-p$headdim-g$ngroups" \
     --ssd-test-warp-specialized-ssd="batch=$batch heads=$heads seqlen=$seqlen stages=$stages output-groups=$groups headdim=$headdim groups=$ngroups" \
+    "$batch $heads $seqlen $stages | $groups $headdim $ngroups"
+done
+# Four stages: one published buffer, y staged in the stages.
+for shape in "2 8 300 4 2 64 1" "1 4 1000 4 1 64 1" "8 80 16384 4 2 64 1"; do
+  read -r batch heads seqlen stages groups headdim ngroups <<<"$shape"
+  shared_test_kernel "$out/warp-specialized-ssd" \
+    "wsssd-b$batch-h$heads-l$seqlen-s$stages-o$groups-p$headdim-g$ngroups-pb1-ys" \
+    --ssd-test-warp-specialized-ssd="batch=$batch heads=$heads seqlen=$seqlen stages=$stages output-groups=$groups headdim=$headdim groups=$ngroups published-buffers=1 y-in-stage=true" \
     "$batch $heads $seqlen $stages | $groups $headdim $ngroups"
 done
 

@@ -9,7 +9,11 @@
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=0" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="heads=6" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS-6
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=0" 2>&1 | FileCheck %s --check-prefix=BAD-SEQLEN
-// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=4" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES
+// RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="seqlen=256 stages=4 output-groups=2 published-buffers=1 y-in-stage=true" | FileCheck %s --check-prefix=FOUR
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=5" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=4 output-groups=2" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES-ROOM
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="published-buffers=3" 2>&1 | FileCheck %s --check-prefix=BAD-PUBLISHED
+// RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="published-buffers=0" 2>&1 | FileCheck %s --check-prefix=BAD-PUBLISHED-LOW
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=1" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES-LOW
 
 // Three stages of C, B (two swizzled panels each), x and dt (41984 bytes
@@ -188,6 +192,33 @@
 // producer's warpgroup gives back 80, the state takes 48 more and each
 // output warpgroup 16; they take the chunks by turns (0, 2 and 1, 3 of
 // the four), each with its own y tiles and barrier.
+// Four stages (4 x 52224 bytes), one published buffer and y staged in the
+// stages: no y tiles of their own. The published ring has one buffer (two
+// 128-arrival barriers). Each output warpgroup writes its chunk's y by
+// stmatrix into the stage's first C panel (a [1][1][64][64] view of the
+// ring), meets at its barrier, stores the rows, and only then fences the
+// stage for the async proxy and releases it.
+// FOUR: ssd.shared_memory = 227440
+// FOUR: %[[RING:.*]] = memref.view %{{.*}} to memref<208896xi8, #gpu.address_space<workgroup>>
+// FOUR-COUNT-8: nvvm.mbarrier.init %{{.*}}, %c{{(1|256)}}_i32
+// FOUR-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c{{(64|1)}}_i32
+// FOUR-COUNT-2: nvvm.mbarrier.init %{{.*}}, %c128_i32
+// FOUR-NOT: nvvm.mbarrier.init
+// FOUR: nvvm.setmaxregister increase 144
+// FOUR: %[[TILE:.*]] = memref.view %[[RING]][%{{.*}}][] : memref<208896xi8, #gpu.address_space<workgroup>> to memref<1x1x64x64xbf16, #gpu.address_space<workgroup>>
+// FOUR-COUNT-4: nvvm.stmatrix
+// FOUR: nvvm.barrier id = %c2_i32 number_of_threads = %c128_i32
+// FOUR-COUNT-4: vector.load %[[TILE]]
+// FOUR: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// FOUR: nvvm.mbarrier.arrive
+// FOUR: nvvm.setmaxregister increase 144
+// FOUR: nvvm.barrier id = %c3_i32 number_of_threads = %c128_i32
+// FOUR: nvvm.fence.proxy
+// FOUR: nvvm.mbarrier.arrive
+// FOUR-NEXT: }
+// FOUR-NEXT: }
+// FOUR-NEXT: gpu.return
+
 // TWO: known_block_size = array<i32: 512, 1, 1>
 // TWO: nvvm.setmaxregister decrease 48
 // TWO: nvvm.setmaxregister increase 176
@@ -229,7 +260,11 @@
 // BAD-HEADS: error: ssd-test-warp-specialized-ssd: heads must be a positive multiple of 4 (dt's TMA box spans 4 heads: 16 bytes), got 0
 // BAD-HEADS-6: error: ssd-test-warp-specialized-ssd: heads must be a positive multiple of 4 (dt's TMA box spans 4 heads: 16 bytes), got 6
 // BAD-SEQLEN: error: ssd-test-warp-specialized-ssd: seqlen must be positive, got 0
-// BAD-STAGES: error: ssd-test-warp-specialized-ssd: stages must be 2 to 3, got 4
-// BAD-STAGES-LOW: error: ssd-test-warp-specialized-ssd: stages must be 2 to 3, got 1
+// BAD-STAGES: error: ssd-test-warp-specialized-ssd: stages must be 2 to 4, got 5
+// BAD-STAGES-LOW: error: ssd-test-warp-specialized-ssd: stages must be 2 to 4, got 1
+// Four stages fit only with one published buffer and y in the stages.
+// BAD-STAGES-ROOM: error: ssd-test-warp-specialized-ssd: 4 stages need 277664 bytes of shared memory, over the 232448 a block may hold
+// BAD-PUBLISHED: error: ssd-test-warp-specialized-ssd: published state buffers must be 1 or 2, got 3
+// BAD-PUBLISHED-LOW: error: ssd-test-warp-specialized-ssd: published state buffers must be 1 or 2, got 0
 module {
 }

@@ -348,7 +348,9 @@ def TestWarpSpecializedSSD
     in bf16 each chunk and updates it with a register-A wgmma; warpgroup 2
     (and 3, with `output-groups=2`: alternate chunks) computes C B^T and
     C S^T on wgmma, the causal decay weights in registers, and
-    y = exp(g) C S^T + P x + D x; a ragged last chunk takes dt = 0 past the
+    y = exp(g) C S^T + P x + D x (staged in tiles of its own or, with
+    `y-in-stage`, in the stage's C; stored by whole rows); a ragged last
+    chunk takes dt = 0 past the
     sequence's end and stores no y there. It is the kernel
     `convert-ssd-fused-to-gpu` adds as `ssd_warp_specialized`
     (`warp-specialized=`), built from these options alone. Arguments:
@@ -374,10 +376,18 @@ def TestWarpSpecializedSSD
     Option<"seqlen", "seqlen", "int64_t", /*default=*/"256",
            "Tokens per row (chunks of 64, the last may be partial)">,
     Option<"stages", "stages", "int64_t", /*default=*/"2",
-           "Shared-memory stages of the input ring: 2 or 3">,
+           "Shared-memory stages of the input ring: 2 to 4 (4 with one "
+           "published-state buffer)">,
     Option<"outputGroups", "output-groups", "int64_t", /*default=*/"1",
            "Output warpgroups: 1, or 2 taking alternate chunks (512 "
            "threads, 144 registers each)">,
+    Option<"publishedBuffers", "published-buffers", "int64_t",
+           /*default=*/"2",
+           "Buffers of the published state: 2, or 1 (the state waits for "
+           "the outputs' C S^T before writing the next)">,
+    Option<"yInStage", "y-in-stage", "bool", /*default=*/"false",
+           "Stage y in the chunk's stage (its first C panel, read by then) "
+           "instead of tiles of its own (32 KB)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",

@@ -91,8 +91,8 @@ constexpr StageLayout kPieceStage = {
 constexpr int64_t kPieceStages = 4;
 constexpr int64_t kPieceThreads = kGroupThreads + 32;
 /// The published state: 64 rows (p) of 128 bf16 (n), two panels; a ring
-/// of two buffers.
-constexpr int64_t kPublishedBytes = 2 * kPanelBytes, kPublishedBuffers = 2;
+/// of Shape::publishedBuffers buffers.
+constexpr int64_t kPublishedBytes = 2 * kPanelBytes;
 
 /// A head's parameters: A, dt's bias and the skip weight D, and its
 /// column in a stage's dt box.

@@ -146,11 +146,11 @@ public:
   llvm::SmallVector<Value> withSkip(Value acc, llvm::ArrayRef<Value> xPairs,
                                     Value d);
 
-  /// Output warpgroup `group` stores chunk `c`'s y: its `yPairs` into its
-  /// y tile `buffer` (0 or 1: alternate chunks), a warpgroup barrier, then
-  /// whole 128-byte rows to global memory, those before the sequence's
-  /// end.
-  void storeY(Value c, Value buffer, llvm::ArrayRef<Value> yPairs,
+  /// Output warpgroup `group` stores chunk `c`'s y: its `yPairs` into
+  /// `tile` ([1][1][64][64] bf16 in the 128-byte swizzle) at `slot`, a
+  /// warpgroup barrier, then whole 128-byte rows to global memory, those
+  /// before the sequence's end.
+  void storeY(Value c, Value tile, Value slot, llvm::ArrayRef<Value> yPairs,
               int64_t group);
 
   /// Output warpgroup `first` (0 .. outputGroups - 1): y of chunks first,

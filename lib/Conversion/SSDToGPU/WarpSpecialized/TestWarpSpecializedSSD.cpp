@@ -35,6 +35,8 @@ struct TestWarpSpecializedSSDPass
     s.groups = groups;
     s.stages = stages;
     s.outputGroups = outputGroups;
+    s.publishedBuffers = publishedBuffers;
+    s.yInStage = yInStage;
     s.dtRule.softplus = true;
     s.dtRule.dtHigh = std::numeric_limits<double>::infinity();
     return s;

@@ -46,7 +46,7 @@ Value RoleBuilder::loadEnteringState() {
 
 void RoleBuilder::writePublished(StageRing &published, Value c,
                                  ArrayRef<Value> state) {
-  Value view = swizzledTiles(publishedBuf, kPublishedBuffers, 2);
+  Value view = swizzledTiles(publishedBuf, shape.publishedBuffers, 2);
   SmallVector<Value> pairs; // [j][r]
   for (Value frag : state)
     for (int64_t r = 0; r < 2; ++r)
@@ -179,13 +179,12 @@ SmallVector<Value> RoleBuilder::withSkip(Value acc, ArrayRef<Value> xPairs,
   return yPairs;
 }
 
-void RoleBuilder::storeY(Value c, Value buffer, ArrayRef<Value> yPairs,
-                         int64_t group) {
-  Value view = swizzledTiles(yBuf, 2 * shape.outputGroups, 1);
-  Value slot = e.add(e.idx(2 * group), buffer);
+void RoleBuilder::storeY(Value c, Value view, Value slot,
+                         ArrayRef<Value> yPairs, int64_t group) {
   storeMatrices(view, slot, yPairs);
-  // The warpgroup's tile is whole once its four warps have stored their
-  // rows; the slot written two chunks later was read before this barrier.
+  // The tile is whole once the warpgroup's four warps have stored their
+  // rows; a slot of its own, written two chunks later, was read before
+  // this barrier.
   warpgroupBarrier(e, 2 + group);
   // Whole 128-byte rows: a warp four rows, a thread 16 bytes of each of
   // four; rows past the sequence's end are not stored.
@@ -256,11 +255,28 @@ void RoleBuilder::walkOutputs(StageRing &inputs, StageRing &prepared,
     acc = wgmmaChunkRegisterA(e, acc, pFrags, xRows, kHeadDim);
 
     // y[row][c 64 + t][head][p] = that + D x, in bf16, staged in shared
-    // memory and stored by whole rows; the stage goes back once read.
+    // memory and stored by whole rows.
     SmallVector<Value> yPairs = withSkip(acc, xPairs, params.d);
+    if (!shape.yInStage) {
+      // The stage goes back once read; y's tiles alternate.
+      inputs.release(i);
+      storeY(c, swizzledTiles(yBuf, 2 * shape.outputGroups, 1),
+             e.add(e.idx(2 * first),
+                   e.rem(e.div(i, e.idx(shape.outputGroups)), e.idx(2))),
+             yPairs, first);
+      return;
+    }
+    // In the stage's first C panel (C is read by now): the stage goes back
+    // once y is stored, its writes ordered before the next fill's copies.
+    auto tileType =
+        MemRefType::get({1, 1, kChunk, kSwizzlePanel}, e.b.getBF16Type(),
+                        MemRefLayoutAttrInterface(),
+                        cast<MemRefType>(ring.getType()).getMemorySpace());
+    Value tile = memref::ViewOp::create(e.b, tileType, ring,
+                                        e.add(base, layout.c), ValueRange{});
+    storeY(c, tile, e.idx(0), yPairs, first);
+    fenceSharedForAsyncProxy(e);
     inputs.release(i);
-    storeY(c, e.rem(e.div(i, e.idx(shape.outputGroups)), e.idx(2)), yPairs,
-           first);
   });
 }
 
@@ -276,17 +292,18 @@ void RoleBuilder::storeState(Value s) {
 void RoleBuilder::emit(KernelFunc &kernel) {
   kernel.useSharedArena();
   ring = kernel.sharedBufferAligned(shape.stages * layout.bytes, kSwizzleAlign);
-  publishedBuf = kernel.sharedBufferAligned(kPublishedBuffers * kPublishedBytes,
-                                            kSwizzleAlign);
-  yBuf = kernel.sharedBufferAligned(2 * shape.outputGroups * kPanelBytes,
-                                    kSwizzleAlign);
+  publishedBuf = kernel.sharedBufferAligned(
+      shape.publishedBuffers * kPublishedBytes, kSwizzleAlign);
+  if (!shape.yInStage)
+    yBuf = kernel.sharedBufferAligned(2 * shape.outputGroups * kPanelBytes,
+                                      kSwizzleAlign);
   StageRing inputs(e, kernel, shape.stages, 2 * kGroupThreads);
   // The prepared ring's stages are the inputs' own: the prep warps write
   // a stage once its fill has landed, which needs every consumer's release
   // of the fill before, so its empty barriers go unused.
   StageRing prepared(e, kernel, shape.stages, /*consumerThreads=*/1,
                      /*producerArrivals=*/kPrepThreads);
-  StageRing published(e, kernel, kPublishedBuffers, kGroupThreads,
+  StageRing published(e, kernel, shape.publishedBuffers, kGroupThreads,
                       /*producerArrivals=*/kGroupThreads);
   Value tid = e.threadId();
   e.ifThen(e.eq(tid, e.idx(0)), [&] {
@@ -331,12 +348,14 @@ int64_t blockThreads(const Shape &shape) {
 }
 
 int64_t sharedBytes(const Shape &shape) {
-  // The ring, the published states, two y tiles an output warpgroup, each
-  // buffer's worst alignment slack, and the mbarriers (two a stage of
-  // each ring).
-  return shape.stages * kSSDStage.bytes + kPublishedBuffers * kPublishedBytes +
-         2 * shape.outputGroups * kPanelBytes + 3 * kSwizzleAlign +
-         16 * (2 * shape.stages + kPublishedBuffers);
+  // The ring, the published states, two y tiles an output warpgroup (none
+  // with y in the stages), each buffer's worst alignment slack, and the
+  // mbarriers (two a stage of each ring).
+  int64_t yTiles =
+      shape.yInStage ? 0 : 2 * shape.outputGroups * kPanelBytes + kSwizzleAlign;
+  return shape.stages * kSSDStage.bytes +
+         shape.publishedBuffers * kPublishedBytes + yTiles + 2 * kSwizzleAlign +
+         16 * (2 * shape.stages + shape.publishedBuffers);
 }
 
 std::string unsupportedShape(const Shape &shape) {
@@ -359,6 +378,9 @@ std::string unsupportedShape(const Shape &shape) {
        << shape.stages;
   else if (shape.outputGroups < 1 || shape.outputGroups > 2)
     os << "output warpgroups must be 1 or 2, got " << shape.outputGroups;
+  else if (shape.publishedBuffers < 1 || shape.publishedBuffers > 2)
+    os << "published state buffers must be 1 or 2, got "
+       << shape.publishedBuffers;
   else if (sharedBytes(shape) > kMaxSharedBytesPerBlock)
     os << shape.stages << " stages need " << sharedBytes(shape)
        << " bytes of shared memory, over the " << kMaxSharedBytesPerBlock

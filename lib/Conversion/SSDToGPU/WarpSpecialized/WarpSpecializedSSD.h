@@ -20,7 +20,9 @@
 //     (e_t f_s, two multiplications, where the chunk's decay g_last is
 //     above -64; exp(g_t - g_s) dt_s where it is not), the rows of C S^T
 //     scaled by e_t, then y = that + P x (P as register A) + D x (x by
-//     ldmatrix), staged by stmatrix and stored by whole 128-byte rows.
+//     ldmatrix), staged by stmatrix (in tiles of its own, or in the
+//     stage's first C panel: Shape::yInStage) and stored by whole 128-byte
+//     rows.
 //     With two output warpgroups (2 and 3) they take alternate chunks.
 // The copies, the state's chain and the chunks' outputs overlap; nothing
 // but y (bf16) and the last state goes back to global memory.
@@ -60,9 +62,9 @@ namespace warp_specialized {
 inline constexpr int64_t kChunk = 64, kPBlock = 64, kState = 128;
 /// Heads in one box of dt (16 bytes of f32).
 inline constexpr int64_t kDtHeads = 4;
-/// Stages of 52224 bytes: four do not fit beside the published states and
-/// the y tiles.
-inline constexpr int64_t kMinStages = 2, kMaxStages = 3;
+/// Stages of 52224 bytes: four fit beside one published state, with y
+/// staged in the stages (publishedBuffers 1, yInStage).
+inline constexpr int64_t kMinStages = 2, kMaxStages = 4;
 
 /// What the kernel is built for: static sizes, its pipeline, and how dt is
 /// processed.
@@ -71,6 +73,15 @@ struct Shape {
   int64_t stages = 2;
   /// Output warpgroups: 1, or 2 taking alternate chunks.
   int64_t outputGroups = 1;
+  /// Buffers of the published state: 2 (the state role writes S_i + 1
+  /// while C S_i^T runs), or 1 (it waits for C S_i^T), which leaves room
+  /// for a fourth stage.
+  int64_t publishedBuffers = 2;
+  /// Where y is staged: in the chunk's stage, its first C panel (C is read
+  /// by then; the stage goes back once y is stored), or in two tiles an
+  /// output warpgroup of their own (32 KB more; the stage goes back before
+  /// y is stored).
+  bool yInStage = false;
   /// softplus and the dt limits (SSDProblem's fields; the rest unread).
   SSDProblem dtRule;
 };
