@@ -52,15 +52,17 @@ public:
     return mlir::memref::ViewOp::create(
         e.b, type, ring, e.add(stageBase, layout.prepared), mlir::ValueRange{});
   }
-  /// `buffer` (a shared buffer of whole tiles) as [tiles][panels][64
-  /// rows][64] bf16 in the 128-byte swizzle.
-  Value swizzledTiles(Value buffer, int64_t tiles, int64_t panelsEach) {
+  /// `buffer` (a shared buffer of whole tiles) from byte `offset` (none
+  /// where null) as [tiles][panels][64 rows][64] bf16 in the 128-byte
+  /// swizzle.
+  Value swizzledTiles(Value buffer, int64_t tiles, int64_t panelsEach,
+                      Value offset = Value()) {
     auto type = mlir::MemRefType::get(
         {tiles, panelsEach, kChunk, kSwizzlePanel}, e.b.getBF16Type(),
         mlir::MemRefLayoutAttrInterface(),
         mlir::cast<mlir::MemRefType>(buffer.getType()).getMemorySpace());
-    return mlir::memref::ViewOp::create(e.b, type, buffer, e.idx(0),
-                                        mlir::ValueRange{});
+    return mlir::memref::ViewOp::create(
+        e.b, type, buffer, offset ? offset : e.idx(0), mlir::ValueRange{});
   }
   Value stageBase(Value stage) { return e.mul(stage, layout.bytes); }
   Value sharedAddress(Value buffer) {

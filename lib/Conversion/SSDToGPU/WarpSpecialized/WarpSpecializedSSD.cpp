@@ -268,13 +268,8 @@ void RoleBuilder::walkOutputs(StageRing &inputs, StageRing &prepared,
     }
     // In the stage's first C panel (C is read by now): the stage goes back
     // once y is stored, its writes ordered before the next fill's copies.
-    auto tileType =
-        MemRefType::get({1, 1, kChunk, kSwizzlePanel}, e.b.getBF16Type(),
-                        MemRefLayoutAttrInterface(),
-                        cast<MemRefType>(ring.getType()).getMemorySpace());
-    Value tile = memref::ViewOp::create(e.b, tileType, ring,
-                                        e.add(base, layout.c), ValueRange{});
-    storeY(c, tile, e.idx(0), yPairs, first);
+    storeY(c, swizzledTiles(ring, 1, 1, e.add(base, layout.c)), e.idx(0),
+           yPairs, first);
     fenceSharedForAsyncProxy(e);
     inputs.release(i);
   });
