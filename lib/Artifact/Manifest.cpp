@@ -464,6 +464,22 @@ Status readTensorMap(ObjectReader &r, const Manifest &m, ParamSpec &p) {
       r.choice("l2_promotion", kL2PromotionNames, tm.l2Promotion));
   SSD_RETURN_IF_ERROR(r.choice("oob_fill", kOobFillNames, tm.oobFill));
   SSD_RETURN_IF_ERROR(r.choice("pass", kPassNames, tm.byValue));
+  SSD_RETURN_IF_ERROR(r.integer("panel_dim", tm.panelDim, false));
+  if (tm.panelDim >= 0) {
+    // A dimension the map adds: at most 5 in all, beside one that is not
+    // the innermost.
+    if (rank < 2 || rank > 4)
+      return ObjectReader::err(r.key("panel_dim"),
+                               "a panel dimension needs a tensor of rank 2 to "
+                               "4; \"" +
+                                   p.name + "\" has rank " +
+                                   std::to_string(rank));
+    if (tm.panelDim > int64_t(rank) - 2)
+      return ObjectReader::err(
+          r.key("panel_dim"),
+          "expected a dimension from 0 to " + std::to_string(rank - 2) +
+              " (not the innermost), got " + std::to_string(tm.panelDim));
+  }
 
   // The innermost box row must fit the swizzle span and, without interleave,
   // be a whole number of 16-byte units (cuTensorMapEncodeTiled's rules).

@@ -98,6 +98,8 @@ JsonValue tensorMapJson(const ParamSpec &p) {
     out.add("l2_promotion", string(nameIn(kL2PromotionNames, tm.l2Promotion)));
   if (tm.oobFill != OobFill::Zero)
     out.add("oob_fill", string(nameIn(kOobFillNames, tm.oobFill)));
+  if (tm.panelDim >= 0)
+    out.add("panel_dim", JsonValue::makeInteger(tm.panelDim));
   if (!tm.byValue)
     out.add("pass", string(nameIn(kPassNames, tm.byValue)));
   if (tm.swizzle != Swizzle::None)

@@ -40,7 +40,6 @@ ssd::rt::makeTensorMapRequest(const TensorMapSpec &spec,
     return fail("rank " + std::to_string(rank) + " does not match the box");
   TensorMapRequest r;
   r.dataType = tmaDataType(arg.dtype);
-  r.rank = cuuint32_t(rank);
   r.address = arg.devicePtr;
   uint64_t elem = dtypeBytes(arg.dtype);
   uint64_t addressAlign = spec.interleave == Interleave::B32 ? 32 : 16;
@@ -56,23 +55,50 @@ ssd::rt::makeTensorMapRequest(const TensorMapSpec &spec,
   if (arg.shape[rank - 1] > 1 && strides[rank - 1] != 1)
     return fail("the innermost stride must be 1, got " +
                 std::to_string(strides[rank - 1]));
-  // The driver numbers dimensions innermost first.
-  for (size_t i = 0; i < rank; ++i) {
-    size_t d = rank - 1 - i;
+  for (size_t d = 0; d < rank; ++d) {
     if (arg.shape[d] < 1 || uint64_t(arg.shape[d]) > (uint64_t(1) << 32))
       return fail("dimension " + std::to_string(d) + " is " +
                   std::to_string(arg.shape[d]) + ", TMA needs 1 to 2^32");
-    r.globalDim[i] = cuuint64_t(arg.shape[d]);
-    r.boxDim[i] = cuuint32_t(spec.box[d]);
-    r.elementStrides[i] = cuuint32_t(spec.elementStrides[d]);
-    if (i == 0)
-      continue;
     uint64_t bytes = uint64_t(strides[d]) * elem;
-    if (bytes % 16 != 0 || bytes >= (uint64_t(1) << 40))
+    if (d + 1 < rank && (bytes % 16 != 0 || bytes >= (uint64_t(1) << 40)))
       return fail("the stride of dimension " + std::to_string(d) + " is " +
                   std::to_string(bytes) +
                   " bytes; TMA needs a multiple of 16 below 2^40");
-    r.globalStrides[i - 1] = cuuint64_t(bytes);
+  }
+  // The map's dimensions, outermost first: the tensor's, or with the
+  // innermost read as panels, their index a dimension just outside
+  // spec.panelDim whose box takes every panel.
+  struct MapDim {
+    int64_t size, stride, box, elementStride;
+  };
+  std::vector<MapDim> dims;
+  for (size_t d = 0; d < rank; ++d)
+    dims.push_back(
+        {arg.shape[d], strides[d], spec.box[d], spec.elementStrides[d]});
+  if (spec.panelDim >= 0) {
+    int64_t width = spec.box[rank - 1], inner = arg.shape[rank - 1];
+    if (rank > 4 || size_t(spec.panelDim) + 1 >= rank)
+      return fail("a panel dimension beside dimension " +
+                  std::to_string(spec.panelDim) + " of a rank-" +
+                  std::to_string(rank) +
+                  " tensor: it needs rank 2 to 4 and an outer dimension");
+    if (inner % width != 0 || inner / width > 256)
+      return fail("the innermost dimension is " + std::to_string(inner) +
+                  "; panels of " + std::to_string(width) +
+                  " elements need 1 to 256 whole panels");
+    dims.back().size = width;
+    dims.insert(dims.begin() + spec.panelDim,
+                {inner / width, width, inner / width, 1});
+  }
+  // The driver numbers dimensions innermost first.
+  r.rank = cuuint32_t(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const MapDim &dim = dims[dims.size() - 1 - i];
+    r.globalDim[i] = cuuint64_t(dim.size);
+    r.boxDim[i] = cuuint32_t(dim.box);
+    r.elementStrides[i] = cuuint32_t(dim.elementStride);
+    if (i > 0)
+      r.globalStrides[i - 1] = cuuint64_t(uint64_t(dim.stride) * elem);
   }
   switch (spec.interleave) {
   case Interleave::None:

@@ -322,21 +322,24 @@ done
 mkdir -p "$out/warp-specialized-ssd"
 : >"$out/warp-specialized-ssd/cases.txt"
 # Shapes marked "four" take one published buffer and y staged in the
-# stages (the four-stage layout).
+# stages (the four-stage layout); "panels" copy C and B through panel maps.
 for shape in "1 4 64 2 1 64 1" "1 4 512 2 1 64 1" "2 8 1024 3 1 64 1" "1 4 4096 3 1 64 1" \
              "8 80 16384 2 1 64 1" "1 4 64 2 2 64 1" "2 8 1024 3 2 64 1" "8 80 16384 3 2 64 1" \
              "2 8 512 2 1 128 2" "1 8 256 2 2 256 4" "1 4 1 2 1 64 1" "2 8 300 3 2 64 1" \
              "1 4 1000 2 1 64 1" "2 8 300 4 2 64 1 four" "1 4 1000 4 1 64 1 four" \
-             "8 80 16384 4 2 64 1 four"; do
+             "8 80 16384 4 2 64 1 four" "2 8 300 3 2 64 1 panels" "2 8 512 2 1 128 2 panels" \
+             "8 80 16384 3 2 64 1 panels"; do
   read -r batch heads seqlen stages groups headdim ngroups layout <<<"$shape"
-  extra="" suffix=""
+  extra="" suffix="" panels=0
   if [ "$layout" = four ]; then
     extra=" published-buffers=1 y-in-stage=true" suffix="-pb1-ys"
+  elif [ "$layout" = panels ]; then
+    extra=" panel-maps=true" suffix="-panels" panels=1
   fi
   shared_test_kernel "$out/warp-specialized-ssd" \
     "wsssd-b$batch-h$heads-l$seqlen-s$stages-o$groups-p$headdim-g$ngroups$suffix" \
     --ssd-test-warp-specialized-ssd="batch=$batch heads=$heads seqlen=$seqlen stages=$stages output-groups=$groups headdim=$headdim groups=$ngroups$extra" \
-    "$batch $heads $seqlen $stages | $groups $headdim $ngroups"
+    "$batch $heads $seqlen $stages | $groups $headdim $ngroups $panels"
 done
 
 # The PyTorch op's GPU tests (python/tests/test_torch_gpu.py): their artifacts

@@ -6,8 +6,9 @@ against a float64 chunked SSD of the same inputs and times it.
     run_warp_specialized_ssd.py --self-check
 
 DIR holds <name>.cubin and cases.txt (one line per kernel: name batch heads
-seqlen stages shared_bytes output_groups [headdim groups], 64 and 1 where
-left out), as scripts/device/build-artifacts.sh writes them. Each kernel,
+seqlen stages shared_bytes output_groups [headdim groups [panels]], 64, 1
+and 0 where left out; panels 1: the kernel copies C and B through panel
+maps, ssd-test-warp-specialized-ssd's panel-maps), as scripts/device/build-artifacts.sh writes them. Each kernel,
 `warp_specialized_ssd`, runs the Mamba-2 SSD (chunks of 64 tokens, state
 size 128, groups of heads sharing B and C) of batch x
 heads independent sequences: one block of 128 (2 + output_groups) threads
@@ -163,7 +164,23 @@ def self_check():
     return max(errors)
 
 
-def run_case(folder, name, batch, heads, seqlen, shared, output_groups, headdim, groups):
+def state_map(cuda, device_bits, batch, seqlen, groups, panels):
+    """The map of C or B ([batch][seqlen][groups][128] bf16 bits): boxes of
+    64 tokens by one 64-column panel, or with `panels` (the kernel's panel
+    maps) by both panels at once, the panel index a dimension between the
+    row and the token, 128 bytes apart."""
+    from cupy.lib.stride_tricks import as_strided
+    rows = device_bits.reshape(batch, seqlen, groups, STATE)
+    if not panels:
+        return tensor_map(cuda, rows, (64, 1, 64, 1))
+    token = groups * STATE * 2
+    view = as_strided(rows, shape=(batch, STATE // 64, seqlen, groups, 64),
+                      strides=(seqlen * token, 128, token, STATE * 2, 2))
+    return tensor_map(cuda, view, (64, 1, 64, STATE // 64, 1))
+
+
+def run_case(folder, name, batch, heads, seqlen, shared, output_groups, headdim, groups,
+             panels):
     """y's and the states' max errors relative to their largest elements,
     and the kernel's ms per launch."""
     import cupy as cp
@@ -193,8 +210,8 @@ def run_case(folder, name, batch, heads, seqlen, shared, output_groups, headdim,
     # The layer's tensors as the maps see them, boxes innermost first: a
     # chunk's rows of one 64-wide panel; dt's of 4 heads. Tokens past a
     # row's end read as zeros.
-    maps = [cp.asarray(tensor_map(cuda, d_c.reshape(batch, seqlen, groups, STATE), (64, 1, 64, 1))),
-            cp.asarray(tensor_map(cuda, d_b.reshape(batch, seqlen, groups, STATE), (64, 1, 64, 1))),
+    maps = [cp.asarray(state_map(cuda, d_c, batch, seqlen, groups, panels)),
+            cp.asarray(state_map(cuda, d_b, batch, seqlen, groups, panels)),
             cp.asarray(tensor_map(cuda, d_x, (64, 1, 64, 1))),
             cp.asarray(tensor_map(cuda, d_dt.reshape(batch, seqlen, heads), (4, 64, 1),
                                   FLOAT32, SWIZZLE_NONE))]
@@ -263,7 +280,8 @@ def main():
     folder = sys.argv[1]
     if len(sys.argv) > 2 and sys.argv[2] == "--one":
         name = sys.argv[3]
-        batch, heads, seqlen, shared, output_groups, headdim, groups = map(int, sys.argv[4:11])
+        batch, heads, seqlen, shared, output_groups, headdim, groups, panels = map(
+            int, sys.argv[4:12])
         err_y, err_states, ms = run_case(folder, name, batch, heads, seqlen, shared,
                                          output_groups, headdim, groups)
         print(json.dumps({"y": err_y, "states": err_states, "ms": ms}))
@@ -281,8 +299,9 @@ def main():
                 continue
             name, *numbers = line.split()
             # headdim and groups: 64 and 1 where the line leaves them out.
-            batch, heads, seqlen, stages, shared, output_groups, headdim, groups = (
-                list(map(int, numbers)) + [P_BLOCK, 1])[:8]
+            # panels: 1 where the kernel copies C and B through panel maps.
+            batch, heads, seqlen, stages, shared, output_groups, headdim, groups, panels = (
+                list(map(int, numbers)) + [P_BLOCK, 1, 0][len(numbers) - 6:])[:9]
             _, _, subset = checked(batch, heads, seqlen)
             limit = TIME_LIMIT_S if subset == "all" else LARGE_TIME_LIMIT_S
             err_y = err_states = float("inf")
@@ -291,7 +310,8 @@ def main():
             try:
                 child = subprocess.run(
                     [sys.executable, __file__, folder, "--one", name,
-                     *map(str, (batch, heads, seqlen, shared, output_groups, headdim, groups))],
+                     *map(str, (batch, heads, seqlen, shared, output_groups, headdim, groups,
+                                panels))],
                     capture_output=True, text=True, timeout=limit)
                 if child.returncode != 0:
                     error = (child.stderr.strip().splitlines() or ["exited with no message"])[-1]

@@ -99,6 +99,12 @@ struct TensorMapSpec {
   std::vector<int64_t> box;
   /// Traversal strides, outermost first; all 1 when the manifest omits them.
   std::vector<int64_t> elementStrides;
+  /// -1, or the dimension (outermost first, not the innermost) just inside
+  /// which the map adds a panel dimension: the innermost dimension is read
+  /// as panels of box.back() elements, and one copy brings them all, panel
+  /// after panel (a [panel][rows][box.back()] block for panelDim the row
+  /// dimension), in one TMA instruction instead of one a panel.
+  int64_t panelDim = -1;
   Swizzle swizzle = Swizzle::None;
   Interleave interleave = Interleave::None;
   L2Promotion l2Promotion = L2Promotion::None;

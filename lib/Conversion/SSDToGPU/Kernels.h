@@ -126,6 +126,10 @@ struct KernelParam {
   llvm::SmallVector<int64_t, 5> tmaBox;
   /// The box's rows in the 128-byte swizzle (else unswizzled).
   bool tmaSwizzled = true;
+  /// -1, or the manifest's panel_dim: the map reads the innermost dimension
+  /// as panels of tmaBox.back() elements and one copy brings them all, the
+  /// panel index a dimension just outside dimension tmaPanelDim.
+  int32_t tmaPanelDim = -1;
 };
 
 /// The kernel attributes that tell ssd-tma-descriptors-by-value which lowered

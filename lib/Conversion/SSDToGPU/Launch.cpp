@@ -64,13 +64,16 @@ DictionaryAttr kernelEntry(Builder &b, const KernelInfo &k) {
     grid.push_back(expr(b, g));
   for (const KernelParam &param : k.params) {
     if (!param.tmaBox.empty()) {
-      params.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr("kind", b.getStringAttr("tma")),
-           b.getNamedAttr("tensor", b.getStringAttr(param.name)),
-           b.getNamedAttr("box", b.getI64ArrayAttr(param.tmaBox)),
-           b.getNamedAttr(
-               "swizzle",
-               b.getStringAttr(param.tmaSwizzled ? "128B" : "none"))}));
+      SmallVector<NamedAttribute> fields = {
+          b.getNamedAttr("kind", b.getStringAttr("tma")),
+          b.getNamedAttr("tensor", b.getStringAttr(param.name)),
+          b.getNamedAttr("box", b.getI64ArrayAttr(param.tmaBox)),
+          b.getNamedAttr("swizzle",
+                         b.getStringAttr(param.tmaSwizzled ? "128B" : "none"))};
+      if (param.tmaPanelDim >= 0)
+        fields.push_back(b.getNamedAttr(
+            "panel_dim", b.getI64IntegerAttr(param.tmaPanelDim)));
+      params.push_back(b.getDictionaryAttr(fields));
       continue;
     }
     params.push_back(b.getDictionaryAttr(

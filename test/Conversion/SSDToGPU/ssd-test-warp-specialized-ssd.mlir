@@ -15,6 +15,7 @@
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="published-buffers=3" 2>&1 | FileCheck %s --check-prefix=BAD-PUBLISHED
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="published-buffers=0" 2>&1 | FileCheck %s --check-prefix=BAD-PUBLISHED-LOW
 // RUN: not ssd-opt %s --ssd-test-warp-specialized-ssd="stages=1" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES-LOW
+// RUN: ssd-opt %s --ssd-test-warp-specialized-ssd="panel-maps=true" | FileCheck %s --check-prefix=PANELS
 
 // Three stages of C, B (two swizzled panels each), x and dt (41984 bytes
 // of copies), the scaled x and the prepared decays (52224 bytes a stage,
@@ -252,6 +253,30 @@
 // WIDE: %[[P032:.*]] = arith.index_cast %[[P0]] : index to i32
 // WIDE-NEXT: %[[HEAD32:.*]] = arith.index_cast %[[HEAD]] : index to i32
 // WIDE: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%[[P032]], %[[HEAD32]], %{{.*}}, %{{.*}}]
+
+// Panel maps: C and B in one box each (the same 41984 bytes a stage), at
+// (0 column, group, token, 0 panel, row), B's after C's two panels; then
+// x's and dt's boxes as before.
+// PANELS: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c41984_i32
+// PANELS: %[[TOKEN:.*]] = arith.muli %{{.*}}, %c64{{.*}} : index
+// PANELS-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
+// PANELS: %[[CZ:.*]] = arith.index_cast %[[ZERO]] : index to i32
+// PANELS-NEXT: %[[CG:.*]] = arith.index_cast %{{.*}} : index to i32
+// PANELS-NEXT: %[[CT:.*]] = arith.index_cast %[[TOKEN]] : index to i32
+// PANELS-NEXT: %[[CP:.*]] = arith.index_cast %[[ZERO]] : index to i32
+// PANELS-NEXT: %[[CR:.*]] = arith.index_cast %{{.*}} : index to i32
+// PANELS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%[[CZ]], %[[CG]], %[[CT]], %[[CP]], %[[CR]]]
+// PANELS-NEXT: arith.constant 16384 : index
+// PANELS: %[[BZ:.*]] = arith.index_cast %[[ZERO]] : index to i32
+// PANELS-NEXT: %[[BG:.*]] = arith.index_cast %{{.*}} : index to i32
+// PANELS-NEXT: %[[BT:.*]] = arith.index_cast %[[TOKEN]] : index to i32
+// PANELS-NEXT: %[[BP:.*]] = arith.index_cast %[[ZERO]] : index to i32
+// PANELS-NEXT: %[[BR:.*]] = arith.index_cast %{{.*}} : index to i32
+// PANELS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%[[BZ]], %[[BG]], %[[BT]], %[[BP]], %[[BR]]]
+// PANELS-NOT: %arg0, %{{.*}}, box
+// PANELS-NOT: %arg1, %{{.*}}, box
+// PANELS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
+// PANELS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg3, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}]
 
 // BAD-HEADDIM: error: ssd-test-warp-specialized-ssd: headdim must be 64, 128, 192 or 256 (whole 64-column p-blocks, one a block), got 96
 // BAD-GROUPS-DIVIDE: error: ssd-test-warp-specialized-ssd: groups must divide heads (8), got 3

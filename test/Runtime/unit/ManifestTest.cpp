@@ -77,7 +77,9 @@ TEST(Manifest, ReadsTheExample) {
   EXPECT_EQ(tmaX.tensorMap.elementStrides, (std::vector<int64_t>{1, 1, 1, 1}));
   EXPECT_EQ(tmaX.tensorMap.swizzle, Swizzle::B128);
   EXPECT_TRUE(tmaX.tensorMap.byValue);
+  EXPECT_EQ(tmaX.tensorMap.panelDim, -1);
   EXPECT_FALSE(fused.params[1].tensorMap.byValue);
+  EXPECT_EQ(fused.params[1].tensorMap.panelDim, 1);
   EXPECT_EQ(fused.params[1].tensorMap.l2Promotion, L2Promotion::B256);
 }
 
@@ -362,6 +364,16 @@ INSTANTIATE_TEST_SUITE_P(
                                "\"element_strides\": [1, 1, 1, 9]}"),
                   "kernels[1].params[0].element_strides[3]: TMA element "
                   "strides are at most 8"},
+        Malformed{"tma panel dimension",
+                  manifestWith("\"panel_dim\": 1", "\"panel_dim\": 3"),
+                  "kernels[1].params[1].panel_dim: expected a dimension from "
+                  "0 to 2 (not the innermost), got 3"},
+        Malformed{"tma panel dimension rank",
+                  manifestWith("{\"kind\": \"tensor\", \"name\": \"C\"}",
+                               "{\"kind\": \"tma\", \"tensor\": \"A\", "
+                               "\"box\": [8], \"panel_dim\": 0}"),
+                  "kernels[1].params[2].panel_dim: a panel dimension needs a "
+                  "tensor of rank 2 to 4; \"A\" has rank 1"},
         Malformed{"tma strided tensor",
                   manifestWith("{\"kind\": \"tensor\", \"name\": \"C\"}",
                                "{\"kind\": \"tma\", \"tensor\": \"D\", "

@@ -133,6 +133,34 @@ TEST_F(ParamsTest, TensorMapRequestIsInnermostFirst) {
   EXPECT_EQ(rb->l2Promotion, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
+TEST_F(ParamsTest, TensorMapRequestWithPanelsCopiesEveryPanelAtOnce) {
+  // B [2][300][2][128] read as [2][panel][300][2][64]: the two 64-column
+  // panels of a box of 64 tokens land one after the other.
+  const ParamSpec &p = manifest.kernels[1].params[1];
+  ASSERT_EQ(p.tensorMap.panelDim, 1);
+  Expected<TensorMapRequest> r =
+      makeTensorMapRequest(p.tensorMap, *manifest.findTensor("B"), args["B"]);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->rank, 5u);
+  EXPECT_EQ(std::vector<cuuint64_t>(r->globalDim, r->globalDim + 5),
+            (std::vector<cuuint64_t>{64, 2, 300, 2, 2}));
+  // Group 256 bytes, token 512, panel 128 (64 bf16), batch row 153600.
+  EXPECT_EQ(std::vector<cuuint64_t>(r->globalStrides, r->globalStrides + 4),
+            (std::vector<cuuint64_t>{256, 512, 128, 153600}));
+  EXPECT_EQ(std::vector<cuuint32_t>(r->boxDim, r->boxDim + 5),
+            (std::vector<cuuint32_t>{64, 1, 64, 2, 1}));
+  EXPECT_EQ(std::vector<cuuint32_t>(r->elementStrides, r->elementStrides + 5),
+            (std::vector<cuuint32_t>{1, 1, 1, 1, 1}));
+
+  TensorArg ragged = args["B"];
+  ragged.shape = {2, 300, 2, 96};
+  r = makeTensorMapRequest(p.tensorMap, *manifest.findTensor("B"), ragged);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "TMA descriptor of 'B': the innermost dimension is "
+                         "96; panels of 64 elements need 1 to 256 whole "
+                         "panels");
+}
+
 TEST_F(ParamsTest, TensorMapRequestChecksTheHardwareRules) {
   const ParamSpec &p = manifest.kernels[1].params[0];
   const TensorSpec &x = *manifest.findTensor("x");

@@ -53,7 +53,7 @@ inline const char *kManifest = R"json({
      "params": [
        {"kind": "tma", "tensor": "x", "box": [1, 64, 1, 64], "swizzle": "128B"},
        {"kind": "tma", "tensor": "B", "box": [1, 64, 1, 64], "swizzle": "128B",
-        "l2_promotion": "256B", "pass": "global"},
+        "l2_promotion": "256B", "pass": "global", "panel_dim": 1},
        {"kind": "tensor", "name": "C"},
        {"kind": "tensor", "name": "D"},
        {"kind": "tensor", "name": "z"},

@@ -388,6 +388,10 @@ def TestWarpSpecializedSSD
     Option<"yInStage", "y-in-stage", "bool", /*default=*/"false",
            "Stage y in the chunk's stage (its first C panel, read by then) "
            "instead of tiles of its own (32 KB)">,
+    Option<"panelMaps", "panel-maps", "bool", /*default=*/"false",
+           "Copy C and B in one box each through maps that read the state "
+           "dimension as two 64-column panels (5 coordinates: column, "
+           "group, token, panel, row) instead of one box a panel">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",

@@ -32,8 +32,17 @@ void RoleBuilder::produce(StageRing &inputs, bool reverse) {
     auto at = [&](int64_t offset) {
       return elementPointer(e, ring, {e.add(base, offset)}, /*space=*/3);
     };
-    // Coordinates innermost first: (column, head or group, token, row).
-    for (int64_t panel = 0; panel < 2; ++panel) {
+    // Coordinates innermost first: (column, head or group, token, row);
+    // through panel maps (column in the panel, group, token, panel, row).
+    Value zero = e.idx(0);
+    if (shape.panelMaps) {
+      if (layout.c >= 0)
+        copyTmaBox(e, ops.cMap, at(layout.c), full,
+                   {zero, group, token, zero, row});
+      copyTmaBox(e, ops.bMap, at(layout.b), full,
+                 {zero, group, token, zero, row});
+    }
+    for (int64_t panel = 0; !shape.panelMaps && panel < 2; ++panel) {
       Value col = e.idx(panel * kSwizzlePanel);
       if (layout.c >= 0)
         copyTmaBox(e, ops.cMap, at(layout.c + panel * kPanelBytes), full,

@@ -37,6 +37,7 @@ struct TestWarpSpecializedSSDPass
     s.outputGroups = outputGroups;
     s.publishedBuffers = publishedBuffers;
     s.yInStage = yInStage;
+    s.panelMaps = panelMaps;
     s.dtRule.softplus = true;
     s.dtRule.dtHigh = std::numeric_limits<double>::infinity();
     return s;

@@ -129,12 +129,18 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
   Shape shape = layerShape(p);
   std::string chains =
       p.batchExpr + " * " + std::to_string(p.heads * (p.headDim / kPBlock));
-  auto addBoxes = [](KernelInfo &info, ArrayRef<StringRef> names) {
+  auto addBoxes = [&](KernelInfo &info, ArrayRef<StringRef> names) {
     // (row, token, head or group, column) boxes of a chunk's rows of one
-    // 64-wide panel; dt's of 4 heads.
-    for (StringRef name : names)
-      info.params.push_back(
-          {name.str(), /*isWorkspace=*/false, {1, kChunk, 1, kSwizzlePanel}});
+    // 64-wide panel, of C's and B's two panels through panel maps; dt's of
+    // 4 heads.
+    for (StringRef name : names) {
+      bool panels = shape.panelMaps && (name == "B" || name == "C");
+      info.params.push_back({name.str(),
+                             /*isWorkspace=*/false,
+                             {1, kChunk, 1, kSwizzlePanel},
+                             /*tmaSwizzled=*/true,
+                             /*tmaPanelDim=*/panels ? 1 : -1});
+    }
     info.params.push_back({"dt",
                            /*isWorkspace=*/false,
                            {1, kChunk, kDtHeads},

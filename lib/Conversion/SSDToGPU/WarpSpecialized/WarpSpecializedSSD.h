@@ -82,6 +82,10 @@ struct Shape {
   /// output warpgroup of their own (32 KB more; the stage goes back before
   /// y is stored).
   bool yInStage = false;
+  /// How C and B come: one copy each through maps that read their state
+  /// dimension as two 64-column panels (the manifest's panel_dim 1, at the
+  /// token dimension), or one copy a panel.
+  bool panelMaps = false;
   /// softplus and the dt limits (SSDProblem's fields; the rest unread).
   SSDProblem dtRule;
 };
