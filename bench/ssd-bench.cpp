@@ -563,6 +563,9 @@ int main(int argc, char **argv) {
     std::vector<Prepared> prepared;
     for (size_t r = begin; r < end; ++r) {
       const Run &run = o.runs[r];
+      std::fprintf(stderr, "ssd-bench: preparing %s b=%lld L=%lld\n",
+                   run.artifact.c_str(), static_cast<long long>(run.batch),
+                   static_cast<long long>(run.seqlen));
       Expected<Prepared> p = prepare(run, o);
       if (!p.ok())
         failed(run, p.message());
@@ -572,11 +575,19 @@ int main(int argc, char **argv) {
     std::vector<bool> timed(prepared.size(), true);
     for (int r = 0; r < o.rounds; ++r) {
       for (size_t i = 0; i < prepared.size(); ++i)
-        if (timed[i])
+        if (timed[i]) {
+          // Named before it runs: a launch that never completes (a ring
+          // that deadlocks) leaves its run as the log's last line.
+          std::fprintf(stderr,
+                       "ssd-bench: round %d/%d: timing %s b=%lld L=%lld\n",
+                       r + 1, o.rounds, prepared[i].run.artifact.c_str(),
+                       static_cast<long long>(prepared[i].run.batch),
+                       static_cast<long long>(prepared[i].run.seqlen));
           if (Status t = timeRound(prepared[i], o); !t.ok()) {
             failed(prepared[i].run, t.message());
             timed[i] = false;
           }
+        }
       // The rows come after the last round and its checks: each round's
       // times go to stderr as they are measured, so that a run cut short
       // by a time limit still leaves them in its log.

@@ -2,7 +2,7 @@
 # Precompiles, where MLIR is installed, everything scripts/device/run-gpu-suite.sh
 # runs on the GPU machine (which has no MLIR), into one folder to carry there:
 #   OUT_DIR/golden/<case>/              the golden cases (../shared does not travel)
-#                                      and the generated extra cases (x01 to x07)
+#                                      and the generated extra cases (x01 to x08)
 #   OUT_DIR/golden-art/<variant>/<case>-q<Q>-<dtype>/   one artifact per
 #                                      variant (unfused, fused, fused-segment: the fused
 #                                      kernel with its state chain by segments,
@@ -189,6 +189,14 @@ mkdir -p "$extra"
   --batch 2 --seqlen 300 --nheads 4 --headdim 64 --dstate 128 --ngroups 1 \
   --features D,dt_bias,softplus,initial_states --a-range -1,-0.5 --dt-range 0.01,0.2 --seed 13 ||
   { echo "FAIL: x07_narrow_decays"; status=1; }
+# x08_long_warp_specialized: 1100 tokens (18 chunks of 64, a ragged last):
+# every stage of a ring of up to 4 is used in both phases more than once
+# (the shorter cases wrap a 4-stage ring at most once), in one piece and
+# in three.
+"$build/bin/ssd-make-case" -o "$extra/x08_long_warp_specialized" --name x08_long_warp_specialized \
+  --batch 1 --seqlen 1100 --nheads 4 --headdim 64 --dstate 128 --ngroups 1 \
+  --features D,dt_bias,softplus,initial_states --seed 14 ||
+  { echo "FAIL: x08_long_warp_specialized"; status=1; }
 
 for case in "$golden"/*/ "$extra"/*/; do
   name=$(basename "$case")

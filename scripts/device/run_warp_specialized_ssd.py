@@ -283,7 +283,7 @@ def main():
         batch, heads, seqlen, shared, output_groups, headdim, groups, panels = map(
             int, sys.argv[4:12])
         err_y, err_states, ms = run_case(folder, name, batch, heads, seqlen, shared,
-                                         output_groups, headdim, groups)
+                                         output_groups, headdim, groups, panels)
         print(json.dumps({"y": err_y, "states": err_states, "ms": ms}))
         return 0
     json_path = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
