@@ -8,7 +8,8 @@ against a float64 chunked SSD of the same inputs and times it.
 DIR holds <name>.cubin and cases.txt (one line per kernel: name batch heads
 seqlen stages shared_bytes output_groups [headdim groups [panels]], 64, 1
 and 0 where left out; panels 1: the kernel copies C and B through panel
-maps, ssd-test-warp-specialized-ssd's panel-maps), as scripts/device/build-artifacts.sh writes them. Each kernel,
+maps, ssd-test-warp-specialized-ssd's panel-maps), as
+scripts/device/build-artifacts.sh writes them. Each kernel,
 `warp_specialized_ssd`, runs the Mamba-2 SSD (chunks of 64 tokens, state
 size 128, groups of heads sharing B and C) of batch x
 heads independent sequences: one block of 128 (2 + output_groups) threads

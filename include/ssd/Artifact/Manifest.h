@@ -99,7 +99,7 @@ struct TensorMapSpec {
   std::vector<int64_t> box;
   /// Traversal strides, outermost first; all 1 when the manifest omits them.
   std::vector<int64_t> elementStrides;
-  /// -1, or the dimension (outermost first, not the innermost) just inside
+  /// -1, or the dimension (outermost first, not the innermost) just outside
   /// which the map adds a panel dimension: the innermost dimension is read
   /// as panels of box.back() elements, and one copy brings them all, panel
   /// after panel (a [panel][rows][box.back()] block for panelDim the row

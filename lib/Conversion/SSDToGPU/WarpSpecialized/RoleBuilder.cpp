@@ -34,21 +34,22 @@ void RoleBuilder::produce(StageRing &inputs, bool reverse) {
     };
     // Coordinates innermost first: (column, head or group, token, row);
     // through panel maps (column in the panel, group, token, panel, row).
-    Value zero = e.idx(0);
     if (shape.panelMaps) {
+      Value zero = e.idx(0);
       if (layout.c >= 0)
         copyTmaBox(e, ops.cMap, at(layout.c), full,
                    {zero, group, token, zero, row});
       copyTmaBox(e, ops.bMap, at(layout.b), full,
                  {zero, group, token, zero, row});
-    }
-    for (int64_t panel = 0; !shape.panelMaps && panel < 2; ++panel) {
-      Value col = e.idx(panel * kSwizzlePanel);
-      if (layout.c >= 0)
-        copyTmaBox(e, ops.cMap, at(layout.c + panel * kPanelBytes), full,
+    } else {
+      for (int64_t panel = 0; panel < 2; ++panel) {
+        Value col = e.idx(panel * kSwizzlePanel);
+        if (layout.c >= 0)
+          copyTmaBox(e, ops.cMap, at(layout.c + panel * kPanelBytes), full,
+                     {col, group, token, row});
+        copyTmaBox(e, ops.bMap, at(layout.b + panel * kPanelBytes), full,
                    {col, group, token, row});
-      copyTmaBox(e, ops.bMap, at(layout.b + panel * kPanelBytes), full,
-                 {col, group, token, row});
+      }
     }
     copyTmaBox(e, ops.xMap, at(layout.x), full, {p0, head, token, row});
     Value firstHead = e.sub(head, e.rem(head, e.idx(kDtHeads)));
