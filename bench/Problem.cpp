@@ -125,26 +125,29 @@ Expected<DeviceProblem> ssd::bench::makeDeviceProblem(const rt::Manifest &m,
       for (size_t row0 = 0; row0 < rows; row0 += sliceRows) {
         size_t n = std::min(sliceRows, rows - row0);
         host.resize(n * rowStride * elementBytes);
-        auto fillRows = [&](size_t r0, size_t r1) {
-          for (size_t r = r0; r < r1; ++r)
-            for (size_t j = 0; j < rowStride; ++j) {
-              float v =
-                  j < rowElements ? draw((row0 + r) * rowElements + j) : NAN;
-              uint8_t *at = &host[(r * rowStride + j) * elementBytes];
-              if (t.dtype == DType::F32) {
-                std::memcpy(at, &v, 4);
-              } else {
-                uint16_t bits =
-                    t.dtype == DType::BF16 ? floatToBF16(v) : floatToF16(v);
-                std::memcpy(at, &bits, 2);
-              }
+        // Elements [e0, e1) of the slice; an unpadded tensor is one row, so
+        // the slice is split by element, not by row.
+        auto fillElements = [&](size_t e0, size_t e1) {
+          for (size_t e = e0; e < e1; ++e) {
+            size_t r = e / rowStride, j = e % rowStride;
+            float v =
+                j < rowElements ? draw((row0 + r) * rowElements + j) : NAN;
+            uint8_t *at = &host[e * elementBytes];
+            if (t.dtype == DType::F32) {
+              std::memcpy(at, &v, 4);
+            } else {
+              uint16_t bits =
+                  t.dtype == DType::BF16 ? floatToBF16(v) : floatToF16(v);
+              std::memcpy(at, &bits, 2);
             }
+          }
         };
-        // Rows are independent draws: split them over the host's cores.
+        // Elements are independent draws: split them over the host's cores.
+        size_t elements = n * rowStride;
         std::vector<std::thread> workers;
-        size_t per = (n + threads - 1) / threads;
-        for (size_t r0 = 0; r0 < n; r0 += per)
-          workers.emplace_back(fillRows, r0, std::min(n, r0 + per));
+        size_t per = (elements + threads - 1) / threads;
+        for (size_t e0 = 0; e0 < elements; e0 += per)
+          workers.emplace_back(fillElements, e0, std::min(elements, e0 + per));
         for (std::thread &w : workers)
           w.join();
         SSD_RT_RETURN_IF_ERROR(rt::copyToDevice(
