@@ -78,6 +78,17 @@ static std::optional<CompileError> runPipeline(ModuleOp module,
       {options.warpSpecializedPieces != 0, "--warp-specialized-pieces",
        "warp-specialized-pieces",
        std::to_string(options.warpSpecializedPieces)},
+      {options.warpSpecializedStages != 0, "--warp-specialized-stages",
+       "warp-specialized-stages",
+       std::to_string(options.warpSpecializedStages)},
+      {options.warpSpecializedPublishedBuffers != 0,
+       "--warp-specialized-published-buffers",
+       "warp-specialized-published-buffers",
+       std::to_string(options.warpSpecializedPublishedBuffers)},
+      {options.warpSpecializedYInStage, "--warp-specialized-y-in-stage",
+       "warp-specialized-y-in-stage", "true"},
+      {options.warpSpecializedPanelMaps, "--warp-specialized-panel-maps",
+       "warp-specialized-panel-maps", "true"},
   };
   for (const FusedFlag &flag : fusedFlags) {
     if (!flag.given)

@@ -147,6 +147,24 @@ static void addPersistentOptions(JsonValue &opts,
     opts.add("fold", JsonValue::makeString(options.fold));
 }
 
+/// The warp-specialised kernels' options that were given.
+static void addWarpSpecializedOptions(JsonValue &opts,
+                                      const CompileOptions &options) {
+  if (options.warpSpecializedPieces > 0)
+    opts.add("warp_specialized_pieces",
+             JsonValue::makeInteger(options.warpSpecializedPieces));
+  if (options.warpSpecializedStages > 0)
+    opts.add("warp_specialized_stages",
+             JsonValue::makeInteger(options.warpSpecializedStages));
+  if (options.warpSpecializedPublishedBuffers > 0)
+    opts.add("warp_specialized_published_buffers",
+             JsonValue::makeInteger(options.warpSpecializedPublishedBuffers));
+  if (options.warpSpecializedYInStage)
+    opts.add("warp_specialized_y_in_stage", JsonValue::makeBool(true));
+  if (options.warpSpecializedPanelMaps)
+    opts.add("warp_specialized_panel_maps", JsonValue::makeBool(true));
+}
+
 /// The compiler entry: who wrote the artifact, with which options. Where
 /// the fused strategy gave the warp-specialised kernels, `kernel` says so
 /// and only their own options follow.
@@ -167,9 +185,8 @@ static JsonValue compilerJson(const LayerSpec &spec,
                JsonValue::makeString(options.warpSpecialized));
     if (!warpSpecialized)
       addPersistentOptions(opts, options);
-    else if (options.warpSpecializedPieces > 0)
-      opts.add("warp_specialized_pieces",
-               JsonValue::makeInteger(options.warpSpecializedPieces));
+    else
+      addWarpSpecializedOptions(opts, options);
   }
   opts.add("target", JsonValue::makeString(options.target));
   // An infinite HI is null, as case.json writes it.

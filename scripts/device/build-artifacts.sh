@@ -22,7 +22,10 @@
 #                                      warp-specialised kernels (--warp-specialized
 #                                      always; layers they do not take leave
 #                                      DIR.skipped), fused-ws-pieces: the same with
-#                                      every sequence in 3 pieces; the other fused
+#                                      every sequence in 3 pieces, fused-ws-four and
+#                                      fused-ws-panels: their other layouts (four
+#                                      stages; C and B through panel maps; opt-in,
+#                                      not built by default); the other fused
 #                                      variants pin the persistent kernel
 #                                      (--warp-specialized never); case, chunk
 #                                      size, dtype;
@@ -120,6 +123,11 @@ variant_flags() {
     fused-cluster) echo "$persistent --cluster 2" ;;
     fused-ws) echo "--strategy fused --warp-specialized always" ;;
     fused-ws-pieces) echo "--strategy fused --warp-specialized always --warp-specialized-pieces 3" ;;
+    # The warp-specialised kernel's other layouts (not in the default list):
+    # four stages (one published state, y in the stages), C and B through
+    # panel maps.
+    fused-ws-four) echo "--strategy fused --warp-specialized always --warp-specialized-stages 4 --warp-specialized-published-buffers 1 --warp-specialized-y-in-stage" ;;
+    fused-ws-panels) echo "--strategy fused --warp-specialized always --warp-specialized-panel-maps" ;;
   esac
 }
 

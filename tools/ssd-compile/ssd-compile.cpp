@@ -50,6 +50,9 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                    [--fold auto|pieces|vectors] [--fold-loads-ahead N]
                    [--warp-specialized auto|always|never]
                    [--warp-specialized-pieces N]
+                   [--warp-specialized-stages N]
+                   [--warp-specialized-published-buffers N]
+                   [--warp-specialized-y-in-stage] [--warp-specialized-panel-maps]
                    [--profile] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
@@ -180,6 +183,31 @@ cl::opt<int64_t> warpSpecializedPieces(
              "sequence into, 1 to 64 (default: chosen at launch from the "
              "batch, the SM count and L)"),
     cl::value_desc("N"), cl::cat(category));
+
+cl::opt<int64_t> warpSpecializedStages(
+    "warp-specialized-stages",
+    cl::desc("fused only: stages of the warp-specialised kernel's input "
+             "ring, 2 to 4 (default 3; four fit with one published state "
+             "buffer and y in the stages)"),
+    cl::value_desc("N"), cl::cat(category));
+
+cl::opt<int64_t> warpSpecializedPublishedBuffers(
+    "warp-specialized-published-buffers",
+    cl::desc("fused only: buffers of the state the warp-specialised "
+             "kernel publishes for its outputs, 1 or 2 (default 2)"),
+    cl::value_desc("N"), cl::cat(category));
+
+cl::opt<bool> warpSpecializedYInStage(
+    "warp-specialized-y-in-stage",
+    cl::desc("fused only: the warp-specialised kernel stages y in the "
+             "chunk's stage instead of tiles of its own"),
+    cl::cat(category));
+
+cl::opt<bool> warpSpecializedPanelMaps(
+    "warp-specialized-panel-maps",
+    cl::desc("fused only: the warp-specialised kernel copies C and B in one "
+             "TMA box each, through panel maps"),
+    cl::cat(category));
 
 cl::opt<int64_t> foldLoadsAhead(
     "fold-loads-ahead",
@@ -324,6 +352,21 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
              std::to_string(warpSpecializedPieces) + "'";
     options.warpSpecializedPieces = warpSpecializedPieces;
   }
+  if (given(warpSpecializedStages)) {
+    if (warpSpecializedStages < 2 || warpSpecializedStages > 4)
+      return "--warp-specialized-stages: expected 2 to 4, got '" +
+             std::to_string(warpSpecializedStages) + "'";
+    options.warpSpecializedStages = warpSpecializedStages;
+  }
+  if (given(warpSpecializedPublishedBuffers)) {
+    if (warpSpecializedPublishedBuffers < 1 ||
+        warpSpecializedPublishedBuffers > 2)
+      return "--warp-specialized-published-buffers: expected 1 or 2, got '" +
+             std::to_string(warpSpecializedPublishedBuffers) + "'";
+    options.warpSpecializedPublishedBuffers = warpSpecializedPublishedBuffers;
+  }
+  options.warpSpecializedYInStage = warpSpecializedYInStage;
+  options.warpSpecializedPanelMaps = warpSpecializedPanelMaps;
   options.profile = profile;
   return std::nullopt;
 }

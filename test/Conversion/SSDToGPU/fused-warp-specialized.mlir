@@ -9,6 +9,11 @@
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=always chip=sm_80" 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-pieces=3" | FileCheck %s --check-prefix=PIECES3
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-pieces=65" 2>&1 | FileCheck %s --check-prefix=BAD-PIECES
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-stages=4 warp-specialized-published-buffers=1 warp-specialized-y-in-stage=true" | FileCheck %s --check-prefix=FOUR
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-panel-maps=true" | FileCheck %s --check-prefix=PANELS
+// RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-stages=4" 2>&1 | FileCheck %s --check-prefix=BAD-FOUR
+// RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-stages=5 warp-specialized=never" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES
+// RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-published-buffers=3" 2>&1 | FileCheck %s --check-prefix=BAD-PUBLISHED
 
 // The Mamba-2 2.7B layer (80 heads, headdim 64, dstate 128, bf16, D,
 // dt_bias, softplus) with a dynamic batch: by default (auto) the module
@@ -98,6 +103,25 @@
 // PIECES3: name = "ssd_warp_specialized_piece_states"
 // PIECES3: grid = ["b * 80 * ws_pieces"], name = "ssd_warp_specialized"
 // BAD-PIECES: convert-ssd-fused-to-gpu: warp-specialized-pieces must be 0 (chosen at launch) to 64, got 65
+
+// The layout options: four stages beside one published state with y in
+// the stages take 227440 bytes (4 x 52224 + 16384 + alignment + 9
+// mbarrier pairs); the piece states' kernel keeps its own.
+// FOUR: shared_memory = 103472 : i64, when = "min(1, ws_pieces - 1)"
+// FOUR: name = "ssd_warp_specialized"
+// FOUR-SAME: shared_memory = 227440 : i64
+// Panel maps: C and B as [row][panel][token][group][64] views, a box
+// bringing both panels (panel_dim 1), in both kernels; x and dt as before.
+// PANELS: name = "ssd_warp_specialized_piece_states"
+// PANELS-SAME: {box = [1, 64, 1, 64], kind = "tma", panel_dim = 1 : i64, swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}
+// PANELS: name = "ssd_warp_specialized"
+// PANELS-SAME: {box = [1, 64, 1, 64], kind = "tma", panel_dim = 1 : i64, swizzle = "128B", tensor = "C"}, {box = [1, 64, 1, 64], kind = "tma", panel_dim = 1 : i64, swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}
+// PANELS-SAME: shared_memory = 225360 : i64
+// A layout that cannot be built is an error whatever the layer and
+// warp-specialized say.
+// BAD-FOUR: convert-ssd-fused-to-gpu: 4 stages, 2 published state buffers and y in tiles of its own need 277664 bytes of shared memory, over the 232448 a block may hold
+// BAD-STAGES: convert-ssd-fused-to-gpu: warp-specialized-stages must be 2 to 4, got 5
+// BAD-PUBLISHED: convert-ssd-fused-to-gpu: warp-specialized-published-buffers must be 1 or 2, got 3
 
 // ALWAYS-NOT: gpu.func @ssd_fused
 // ALWAYS: name = "ssd_warp_specialized"

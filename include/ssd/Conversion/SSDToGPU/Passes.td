@@ -186,6 +186,27 @@ def ConvertSSDFusedToGPU
            "SM count and L, up to 8): a first kernel walks every piece but "
            "the last for its state alone, and the SSD kernel's blocks of a "
            "piece enter with the state carried over the ones before">,
+    Option<"warpSpecializedStages", "warp-specialized-stages", "int64_t",
+           /*default=*/"0",
+           "Stages of the warp-specialised kernel's input ring, 2 to 4 (0, "
+           "the default: 3). Four fit in a block's shared memory with one "
+           "published state buffer and y in the stages">,
+    Option<"warpSpecializedPublishedBuffers",
+           "warp-specialized-published-buffers", "int64_t",
+           /*default=*/"0",
+           "Buffers of the state the warp-specialised kernel's state role "
+           "publishes for the outputs, 1 or 2 (0, the default: 2): with one "
+           "it writes the next state once the outputs have read the last">,
+    Option<"warpSpecializedYInStage", "warp-specialized-y-in-stage", "bool",
+           /*default=*/"false",
+           "Stage the warp-specialised kernel's y in the chunk's first C "
+           "panel (the stage goes back once y is stored) instead of in "
+           "tiles of its own (32 KB more shared memory)">,
+    Option<"warpSpecializedPanelMaps", "warp-specialized-panel-maps", "bool",
+           /*default=*/"false",
+           "Copy C and B in one TMA box each, through maps that read their "
+           "state dimension as 64-column panels (the manifest's panel_dim), "
+           "instead of a copy a panel">,
     Option<"warpSpecialized", "warp-specialized", "std::string",
            /*default=*/"\"auto\"",
            "Whether the module holds the warp-specialised kernels instead of "

@@ -101,6 +101,14 @@ struct ConvertSSDFusedToGPUPass
                          << static_cast<int64_t>(warpSpecializedPieces);
       return signalPassFailure();
     }
+    warp_specialized::LayerLayout layout{
+        warpSpecializedStages, warpSpecializedPublishedBuffers,
+        warpSpecializedYInStage, warpSpecializedPanelMaps};
+    if (std::string problem = warp_specialized::unsupportedLayout(layout);
+        !problem.empty()) {
+      module.emitError() << "convert-ssd-fused-to-gpu: " << problem;
+      return signalPassFailure();
+    }
     if (profile && stateChain == "segment") {
       module.emitError() << "convert-ssd-fused-to-gpu: profile records the "
                             "per-chunk chain items: it needs state-chain "
@@ -142,7 +150,7 @@ struct ConvertSSDFusedToGPUPass
     // which records the persistent kernel's items): with pieces they were
     // faster at every shape measured (bench/NOTES-fused-gpu.md).
     std::string wsUnsupported =
-        warp_specialized::unsupportedLayer(plan->p, chip);
+        warp_specialized::unsupportedLayer(plan->p, chip, layout);
     if (warpSpecialized == "always" && !wsUnsupported.empty()) {
       module.emitError() << "convert-ssd-fused-to-gpu: warp-specialized="
                             "always, but the warp-specialised kernel cannot "
@@ -166,7 +174,8 @@ struct ConvertSSDFusedToGPUPass
       plan->zeroInit.clear();
       plan->p.derived.clear();
       warp_specialized::addPieceWorkspaces(plan->p, warpSpecializedPieces);
-      kernels = warp_specialized::buildLayerKernels(b, gpuModule, plan->p);
+      kernels =
+          warp_specialized::buildLayerKernels(b, gpuModule, plan->p, layout);
     } else {
       kernels = fused::buildFusedKernels(b, gpuModule, *plan);
     }

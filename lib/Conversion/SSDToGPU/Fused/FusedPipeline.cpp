@@ -80,6 +80,25 @@ struct FusedPipelineCLOptions
       llvm::cl::desc("Pieces the warp-specialised kernel cuts a sequence "
                      "into, 1 to 64; 0 (the default): chosen at launch"),
       llvm::cl::init(0)};
+  Option<int64_t> warpSpecializedStages{
+      *this, "warp-specialized-stages",
+      llvm::cl::desc("Stages of the warp-specialised kernel's input ring, 2 "
+                     "to 4; 0 (the default): 3"),
+      llvm::cl::init(0)};
+  Option<int64_t> warpSpecializedPublishedBuffers{
+      *this, "warp-specialized-published-buffers",
+      llvm::cl::desc("Published state buffers of the warp-specialised "
+                     "kernel, 1 or 2; 0 (the default): 2"),
+      llvm::cl::init(0)};
+  Option<bool> warpSpecializedYInStage{
+      *this, "warp-specialized-y-in-stage",
+      llvm::cl::desc("Stage the warp-specialised kernel's y in the chunk's "
+                     "stage instead of tiles of its own"),
+      llvm::cl::init(false)};
+  Option<bool> warpSpecializedPanelMaps{
+      *this, "warp-specialized-panel-maps",
+      llvm::cl::desc("Copy C and B in one TMA box each through panel maps"),
+      llvm::cl::init(false)};
   Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("Record the clock at the phase boundaries of every "
@@ -99,6 +118,10 @@ struct FusedPipelineCLOptions
     kernel.fold = fold;
     kernel.warpSpecialized = warpSpecialized;
     kernel.warpSpecializedPieces = warpSpecializedPieces;
+    kernel.warpSpecializedStages = warpSpecializedStages;
+    kernel.warpSpecializedPublishedBuffers = warpSpecializedPublishedBuffers;
+    kernel.warpSpecializedYInStage = warpSpecializedYInStage;
+    kernel.warpSpecializedPanelMaps = warpSpecializedPanelMaps;
     return kernel;
   }
 };
@@ -126,6 +149,11 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.fold = kernel.fold;
   convert.warpSpecialized = kernel.warpSpecialized;
   convert.warpSpecializedPieces = kernel.warpSpecializedPieces;
+  convert.warpSpecializedStages = kernel.warpSpecializedStages;
+  convert.warpSpecializedPublishedBuffers =
+      kernel.warpSpecializedPublishedBuffers;
+  convert.warpSpecializedYInStage = kernel.warpSpecializedYInStage;
+  convert.warpSpecializedPanelMaps = kernel.warpSpecializedPanelMaps;
   pm.addPass(createConvertSSDFusedToGPU(convert));
   buildGPUKernelsToBinary(pm, options);
 }

@@ -23,25 +23,56 @@ namespace warp_specialized {
 
 namespace {
 
-/// The pipeline the layer's kernel takes: 3 stages and two output
-/// warpgroups, measured fastest of (2, 1), (2, 2), (3, 2) at b8 L=16K on
-/// the H100 (bench/NOTES-fused-gpu.md).
+/// The pipeline the layer's kernel takes by default: 3 stages and two
+/// output warpgroups, measured fastest of (2, 1), (2, 2), (3, 2) at b8
+/// L=16K on the H100 (bench/NOTES-fused-gpu.md).
 constexpr int64_t kLayerStages = 3, kLayerOutputGroups = 2;
 
-Shape layerShape(const SSDProblem &p) {
+/// The kernel's Shape for `layout` (defaults where it gives none); the
+/// layer's sizes are left zero without `p`.
+Shape layerShape(const LayerLayout &layout, const SSDProblem *p = nullptr) {
   Shape s;
-  s.heads = p.heads;
-  s.headDim = p.headDim;
-  s.groups = p.groups;
-  s.stages = kLayerStages;
+  if (p) {
+    s.heads = p->heads;
+    s.headDim = p->headDim;
+    s.groups = p->groups;
+    s.dtRule = *p;
+  }
+  s.stages = layout.stages ? layout.stages : kLayerStages;
   s.outputGroups = kLayerOutputGroups;
-  s.dtRule = p;
+  if (layout.publishedBuffers)
+    s.publishedBuffers = layout.publishedBuffers;
+  s.yInStage = layout.yInStage;
+  s.panelMaps = layout.panelMaps;
   return s;
 }
 
 } // namespace
 
-std::string unsupportedLayer(const SSDProblem &p, StringRef chip) {
+std::string unsupportedLayout(const LayerLayout &layout) {
+  if (layout.stages &&
+      (layout.stages < kMinStages || layout.stages > kMaxStages))
+    return "warp-specialized-stages must be " + std::to_string(kMinStages) +
+           " to " + std::to_string(kMaxStages) + ", got " +
+           std::to_string(layout.stages);
+  if (layout.publishedBuffers &&
+      (layout.publishedBuffers < 1 || layout.publishedBuffers > 2))
+    return "warp-specialized-published-buffers must be 1 or 2, got " +
+           std::to_string(layout.publishedBuffers);
+  Shape s = layerShape(layout);
+  if (sharedBytes(s) > kMaxSharedBytesPerBlock)
+    return std::to_string(s.stages) + " stages, " +
+           std::to_string(s.publishedBuffers) + " published state buffer" +
+           (s.publishedBuffers == 1 ? "" : "s") + " and y " +
+           (s.yInStage ? "in the stages" : "in tiles of its own") + " need " +
+           std::to_string(sharedBytes(s)) +
+           " bytes of shared memory, over the " +
+           std::to_string(kMaxSharedBytesPerBlock) + " a block may hold";
+  return "";
+}
+
+std::string unsupportedLayer(const SSDProblem &p, StringRef chip,
+                             const LayerLayout &layout) {
   if (chip != "sm_90a")
     return "it needs chip sm_90a (TMA, wgmma, setmaxnreg), got '" + chip.str() +
            "'";
@@ -60,7 +91,7 @@ std::string unsupportedLayer(const SSDProblem &p, StringRef chip) {
       return "the layer has " + name.str();
   if (p.perChannelD)
     return "D must be per head, not per channel";
-  return unsupportedShape(layerShape(p));
+  return unsupportedShape(layerShape(layout, &p));
 }
 
 namespace {
@@ -122,11 +153,13 @@ void addPieceWorkspaces(SSDProblem &p, int64_t pieces) {
 
 SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
                                           gpu::GPUModuleOp module,
-                                          const SSDProblem &p) {
-  assert(unsupportedLayer(p, "sm_90a").empty() && "a layer the kernel takes");
+                                          const SSDProblem &p,
+                                          const LayerLayout &layout) {
+  assert(unsupportedLayer(p, "sm_90a", layout).empty() &&
+         "a layer the kernel takes");
   assert(p.has("piece_states") && p.has("piece_decays") &&
          "addPieceWorkspaces ran");
-  Shape shape = layerShape(p);
+  Shape shape = layerShape(layout, &p);
   std::string chains =
       p.batchExpr + " * " + std::to_string(p.heads * (p.headDim / kPBlock));
   auto addBoxes = [&](KernelInfo &info, ArrayRef<StringRef> names) {
