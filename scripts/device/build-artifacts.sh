@@ -22,7 +22,9 @@
 #                                      warp-specialised kernels (--warp-specialized
 #                                      always; layers they do not take leave
 #                                      DIR.skipped), fused-ws-pieces: the same with
-#                                      every sequence in 3 pieces, fused-ws-four and
+#                                      every sequence in 3 pieces, fused-ws-f16state:
+#                                      with fp16 initial and final states,
+#                                      fused-ws-four and
 #                                      fused-ws-panels: their other layouts (four
 #                                      stages; C and B through panel maps; opt-in,
 #                                      not built by default); the other fused
@@ -66,7 +68,7 @@ compile=$build/bin/ssd-compile
 rm -rf "$out"
 status=0
 built=0
-variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk fused-cluster fused-ws fused-ws-pieces}
+variants=${SSD_ARTIFACT_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk fused-cluster fused-ws fused-ws-pieces fused-ws-f16state}
 mkdir -p "$out/golden" "$out/tile-products"
 for variant in $variants; do mkdir -p "$out/golden-art/$variant"; done
 
@@ -123,6 +125,7 @@ variant_flags() {
     fused-cluster) echo "$persistent --cluster 2" ;;
     fused-ws) echo "--strategy fused --warp-specialized always" ;;
     fused-ws-pieces) echo "--strategy fused --warp-specialized always --warp-specialized-pieces 3" ;;
+    fused-ws-f16state) echo "--strategy fused --warp-specialized always --state-dtype f16" ;;
     # The warp-specialised kernel's other layouts (not in the default list):
     # four stages (one published state, y in the stages), C and B through
     # panel maps.

@@ -113,7 +113,7 @@ run_step tile-products python3 "$src/scripts/device/run_tile_products.py" "$art/
 # The golden cases at chunks 64, 128, 256 in f32, bf16, f16 for each
 # variant; where build-artifacts.sh built them, the default fused kernel's
 # at chunks 16 and 32 (f32, bf16) as the variant fused-small-chunks.
-variants=${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk fused-cluster fused-ws fused-ws-pieces}
+variants=${SSD_SUITE_VARIANTS:-unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-chunk fused-cluster fused-ws fused-ws-pieces fused-ws-f16state}
 [ -d "$art/golden-art/fused-small-chunks" ] && variants="$variants fused-small-chunks"
 for variant in $variants; do
   state_flags=()

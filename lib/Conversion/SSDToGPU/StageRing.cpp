@@ -10,11 +10,13 @@ namespace ssd {
 namespace gpu_lowering {
 
 StageRing::StageRing(Emitter &e, KernelFunc &kernel, int64_t stages,
-                     int64_t consumerThreads, int64_t producerArrivals)
+                     int64_t consumerThreads, int64_t producerArrivals,
+                     int64_t buffers)
     : e(e), stages(stages), consumerThreads(consumerThreads),
-      producerArrivals(producerArrivals) {
+      producerArrivals(producerArrivals), buffers(buffers ? buffers : stages) {
   assert(stages > 0 && consumerThreads > 0 && producerArrivals > 0 &&
          "a ring with writers and readers");
+  assert(stages % this->buffers == 0 && "buffers divide the stages");
   barriers = kernel.sharedBuffer({2 * stages}, e.b.getI64Type());
 }
 
@@ -26,6 +28,8 @@ void StageRing::init() {
 }
 
 Value StageRing::stage(Value use) { return e.rem(use, e.idx(stages)); }
+
+Value StageRing::buffer(Value use) { return e.rem(use, e.idx(buffers)); }
 
 Value StageRing::full(Value stage) {
   return elementPointer(e, barriers, {stage}, /*space=*/3);
@@ -42,6 +46,16 @@ Value StageRing::parity(Value phase) {
 }
 
 Value StageRing::acquire(Value use) {
+  if (buffers != stages) {
+    // Use i reuses the buffer of use i - buffers, whose release completes
+    // its own stage's empty phase.
+    e.ifThen(e.le(e.idx(buffers), use), [&] {
+      Value before = e.sub(use, e.idx(buffers));
+      waitTmaBarrier(e, empty(stage(before)),
+                     parity(e.div(before, e.idx(stages))));
+    });
+    return buffer(use);
+  }
   Value s = stage(use);
   Value fill = e.div(use, e.idx(stages));
   // Fill u reuses the buffers of fill u - 1: wait for their release.
@@ -52,6 +66,7 @@ Value StageRing::acquire(Value use) {
 
 Value StageRing::acquire(Value use, int64_t bytes) {
   assert(producerArrivals == 1 && "a TMA fill has one arriving thread");
+  assert(buffers == stages && "a TMA fill's stage is its buffer");
   Value s = acquire(use);
   expectTmaBytes(e, full(s), bytes);
   return s;

@@ -15,6 +15,13 @@
 // (u - 1) & 1 and u & 1. The producer runs ahead of the consumers by up to
 // `stages` fills, and neither side ever blocks the block's other warps.
 //
+// A ring may have fewer buffers than stages (a divisor): use i then writes
+// buffer i % buffers, and the producer waits for the release of use
+// i - buffers, on that use's stage. Consumers that take every k-th use
+// (k warpgroups alternating) need k stages of barriers even over one
+// buffer: a consumer waits by the parity of a phase, so a barrier that
+// another consumer's use sits between would let it through a phase early.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SSD_LIB_CONVERSION_SSDTOGPU_STAGERING_H
 #define SSD_LIB_CONVERSION_SSDTOGPU_STAGERING_H
@@ -28,25 +35,29 @@ class StageRing {
 public:
   /// Takes the 2 x `stages` mbarriers from `kernel`'s shared memory.
   StageRing(Emitter &e, KernelFunc &kernel, int64_t stages,
-            int64_t consumerThreads, int64_t producerArrivals = 1);
+            int64_t consumerThreads, int64_t producerArrivals = 1,
+            int64_t buffers = 0);
 
   /// Initialises the mbarriers: from one thread, then a block barrier
   /// before any other use.
   void init();
 
-  /// The stage of `use` (index).
+  /// The stage of `use` (index): its barriers, and its buffer where the
+  /// ring has as many buffers as stages.
   Value stage(Value use);
+  /// The buffer of `use` (index).
+  Value buffer(Value use);
   /// The mbarriers of `stage` (!llvm.ptr<3>).
   Value full(Value stage);
   Value empty(Value stage);
 
   /// Producer, one thread: waits until use `use`'s stage is free, then
   /// announces `bytes` bytes on its full barrier (the caller's copies
-  /// complete it there). Returns the stage.
+  /// complete it there). Returns the stage (a ring with a buffer a stage).
   Value acquire(Value use, int64_t bytes);
-  /// Producer, every producing thread: waits until use `use`'s stage is
-  /// free (for stages the producer's threads write themselves). Returns the
-  /// stage.
+  /// Producer, every producing thread: waits until use `use`'s buffer is
+  /// free (for buffers the producer's threads write themselves). Returns
+  /// the buffer.
   Value acquire(Value use);
   /// Producer, every producing thread, after its writes to use `use`'s
   /// stage (and the proxy fence that makes them visible to wgmma).
@@ -61,7 +72,7 @@ private:
   Value parity(Value phase);
 
   Emitter &e;
-  int64_t stages, consumerThreads, producerArrivals;
+  int64_t stages, consumerThreads, producerArrivals, buffers;
   Value barriers; // [2 * stages] i64: full, then empty
 };
 

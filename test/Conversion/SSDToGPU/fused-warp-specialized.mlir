@@ -105,11 +105,12 @@
 // BAD-PIECES: convert-ssd-fused-to-gpu: warp-specialized-pieces must be 0 (chosen at launch) to 64, got 65
 
 // The layout options: four stages beside one published state with y in
-// the stages take 227440 bytes (4 x 52224 + 16384 + alignment + 9
-// mbarrier pairs); the piece states' kernel keeps its own.
+// the stages take 227456 bytes (4 x 52224 + 16384 + alignment + 10
+// mbarrier pairs: the published buffer's two stages of barriers, one an
+// output warpgroup); the piece states' kernel keeps its own.
 // FOUR: shared_memory = 103472 : i64, when = "min(1, ws_pieces - 1)"
 // FOUR: name = "ssd_warp_specialized"
-// FOUR-SAME: shared_memory = 227440 : i64
+// FOUR-SAME: shared_memory = 227456 : i64
 // Panel maps: C and B as [row][panel][token][group][64] views, a box
 // bringing both panels (panel_dim 1), in both kernels; x and dt as before.
 // PANELS: name = "ssd_warp_specialized_piece_states"

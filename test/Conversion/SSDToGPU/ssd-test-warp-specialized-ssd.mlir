@@ -194,16 +194,19 @@
 // output warpgroup 16; they take the chunks by turns (0, 2 and 1, 3 of
 // the four), each with its own y tiles and barrier.
 // Four stages (4 x 52224 bytes), one published buffer and y staged in the
-// stages: no y tiles of their own. The published ring has one buffer (two
-// 128-arrival barriers). Each output warpgroup writes its chunk's y by
+// stages: no y tiles of their own. The published ring has one buffer and
+// two stages of 128-arrival barriers, one a output warpgroup: each waits
+// by parity on phases of its own chunks alone, which a single barrier
+// pair, passed by the other warpgroup's chunk between, would let it
+// through early. Each output warpgroup writes its chunk's y by
 // stmatrix into the stage's first C panel (a [1][1][64][64] view of the
 // ring), meets at its barrier, stores the rows, and only then fences the
 // stage for the async proxy and releases it.
-// FOUR: ssd.shared_memory = 227440
+// FOUR: ssd.shared_memory = 227456
 // FOUR: %[[RING:.*]] = memref.view %{{.*}} to memref<208896xi8, #gpu.address_space<workgroup>>
 // FOUR-COUNT-8: nvvm.mbarrier.init %{{.*}}, %c{{(1|256)}}_i32
 // FOUR-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c{{(64|1)}}_i32
-// FOUR-COUNT-2: nvvm.mbarrier.init %{{.*}}, %c128_i32
+// FOUR-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c128_i32
 // FOUR-NOT: nvvm.mbarrier.init
 // FOUR: nvvm.setmaxregister increase 144
 // FOUR: %[[TILE:.*]] = memref.view %[[RING]][%{{.*}}][] : memref<208896xi8, #gpu.address_space<workgroup>> to memref<1x1x64x64xbf16, #gpu.address_space<workgroup>>

@@ -68,6 +68,10 @@ SmallVector<Value> RoleBuilder::loadStateFragments(Value states,
       idx.push_back(e.add(p0, e.add(at.row, e.idx(8 * r))));
       idx.push_back(e.add(at.col, e.idx(8 * j)));
       Value pair = e.loadVector(states, idx, 2);
+      // f16 states (the layer's state_type) widen to the accumulators'.
+      if (auto type = cast<VectorType>(pair.getType());
+          !type.getElementType().isF32())
+        pair = arith::ExtFOp::create(e.b, type.clone(e.b.getF32Type()), pair);
       for (int64_t i = 0; i < 2; ++i)
         elements.push_back(
             vector::ExtractOp::create(e.b, pair, ArrayRef<int64_t>{i}));

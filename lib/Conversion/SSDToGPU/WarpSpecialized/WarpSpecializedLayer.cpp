@@ -2,7 +2,9 @@
 //
 // The kernel takes the Mamba-2 layer's common form: bf16 x, B and C, f32
 // dt, state size 128, head dims of whole 64-column blocks, heads in fours
-// (dt's TMA box), f32 states, a per-head D; no z, cu_seqlens or seq_idx.
+// (dt's TMA box), f32 or f16 states (f16: the initial and final states'
+// type; the walk keeps the state in f32), a per-head D; no z, cu_seqlens
+// or seq_idx.
 // Its chunks are its own 64 tokens whatever the layer's chunk size: the
 // SSD does not depend on the chunking but through rounding.
 //
@@ -81,8 +83,10 @@ std::string unsupportedLayer(const SSDProblem &p, StringRef chip,
   if (const BufferSpec *dt = p.find("dt");
       !dt || !dt->type.getElementType().isF32())
     return "dt must be f32";
-  if (!p.stateType.isF32())
-    return "the states must be f32, got " + dtypeName(p.stateType).str();
+  // The state stays f32 on chip: f16 states are the initial and final
+  // states' type alone.
+  if (!p.stateType.isF32() && !p.stateType.isF16())
+    return "the states must be f32 or f16, got " + dtypeName(p.stateType).str();
   if (p.state != kState)
     return "dstate must be " + std::to_string(kState) + ", got " +
            std::to_string(p.state);

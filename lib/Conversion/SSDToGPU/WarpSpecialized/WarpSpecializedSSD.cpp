@@ -15,6 +15,8 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <numeric>
+
 using namespace mlir;
 
 namespace ssd {
@@ -228,7 +230,7 @@ void RoleBuilder::walkOutputs(StageRing &inputs, StageRing &prepared,
     NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
     published.waitFull(i);
     Value stateRows =
-        e.add(publishedAt, e.mul(published.stage(i), kPublishedBytes));
+        e.add(publishedAt, e.mul(published.buffer(i), kPublishedBytes));
     Value ys = wgmmaKMajor(
         e, wgmmaZeroAccumulators(e, kHeadDim), kHeadDim, kState / 16, cAt,
         [&](int64_t s) { return kStepAddress(e, stateRows, s); });
@@ -298,8 +300,12 @@ void RoleBuilder::emit(KernelFunc &kernel) {
   // of the fill before, so its empty barriers go unused.
   StageRing prepared(e, kernel, shape.stages, /*consumerThreads=*/1,
                      /*producerArrivals=*/kPrepThreads);
-  StageRing published(e, kernel, shape.publishedBuffers, kGroupThreads,
-                      /*producerArrivals=*/kGroupThreads);
+  // A stage of barriers per output warpgroup at least: with one buffer
+  // and two warpgroups taking alternate chunks, each must wait on phases
+  // of its own chunks alone (StageRing.h).
+  StageRing published(e, kernel, publishedStages(shape), kGroupThreads,
+                      /*producerArrivals=*/kGroupThreads,
+                      /*buffers=*/shape.publishedBuffers);
   Value tid = e.threadId();
   e.ifThen(e.eq(tid, e.idx(0)), [&] {
     inputs.init();
@@ -338,6 +344,10 @@ void RoleBuilder::emit(KernelFunc &kernel) {
     });
 }
 
+int64_t publishedStages(const Shape &shape) {
+  return std::lcm(shape.publishedBuffers, shape.outputGroups);
+}
+
 int64_t blockThreads(const Shape &shape) {
   return kGroupThreads * (2 + shape.outputGroups);
 }
@@ -350,7 +360,7 @@ int64_t sharedBytes(const Shape &shape) {
       shape.yInStage ? 0 : 2 * shape.outputGroups * kPanelBytes + kSwizzleAlign;
   return shape.stages * kSSDStage.bytes +
          shape.publishedBuffers * kPublishedBytes + yTiles + 2 * kSwizzleAlign +
-         16 * (2 * shape.stages + shape.publishedBuffers);
+         16 * (2 * shape.stages + publishedStages(shape));
 }
 
 std::string unsupportedShape(const Shape &shape) {

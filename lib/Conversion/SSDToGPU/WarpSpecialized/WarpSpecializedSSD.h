@@ -108,6 +108,9 @@ struct Operands {
   Value pieceStates, pieceDecays;
 };
 
+/// Stages of the published state's barriers: the least multiple of its
+/// buffers that the output warpgroups divide.
+int64_t publishedStages(const Shape &shape);
 /// Threads of a block and bytes of dynamic shared memory.
 int64_t blockThreads(const Shape &shape);
 int64_t sharedBytes(const Shape &shape);
