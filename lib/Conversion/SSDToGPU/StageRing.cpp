@@ -56,9 +56,10 @@ Value StageRing::acquire(Value use) {
     });
     return buffer(use);
   }
+  // A buffer a stage (the same wait as above, in fills of the stage): use
+  // i is the stage's fill u, which reuses the buffer of fill u - 1.
   Value s = stage(use);
   Value fill = e.div(use, e.idx(stages));
-  // Fill u reuses the buffers of fill u - 1: wait for their release.
   e.ifThen(e.lt(e.idx(0), fill),
            [&] { waitTmaBarrier(e, empty(s), parity(e.sub(fill, e.idx(1)))); });
   return s;

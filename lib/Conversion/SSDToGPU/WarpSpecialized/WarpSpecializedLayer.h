@@ -37,8 +37,8 @@ inline constexpr int64_t kPieceWaveCostPercent = 50;
 inline constexpr int64_t kPieceCostTokens = 223;
 
 /// The layer kernel's pipeline as the pass options give it; zeros and
-/// falses take the layer's defaults (kLayerStages stages, two published
-/// state buffers, y in tiles of its own, a copy a panel).
+/// falses take the layer's defaults (3 stages, two published state
+/// buffers, y in tiles of its own, a copy a panel).
 struct LayerLayout {
   int64_t stages = 0;
   int64_t publishedBuffers = 0;
@@ -54,7 +54,7 @@ std::string unsupportedLayout(const LayerLayout &layout);
 /// Why the layer cannot take the kernel on `chip` (naming the feature, the
 /// size or the type), e.g. "the layer has z"; empty when it can.
 std::string unsupportedLayer(const SSDProblem &p, llvm::StringRef chip,
-                             const LayerLayout &layout = {});
+                             const LayerLayout &layout);
 
 /// Adds the derived symbol kPiecesSymbol and the workspaces piece_states
 /// and piece_decays to the layer: `pieces` pieces where positive, else
@@ -68,7 +68,7 @@ void addPieceWorkspaces(SSDProblem &p, int64_t pieces);
 llvm::SmallVector<KernelInfo> buildLayerKernels(mlir::ImplicitLocOpBuilder &b,
                                                 mlir::gpu::GPUModuleOp module,
                                                 const SSDProblem &p,
-                                                const LayerLayout &layout = {});
+                                                const LayerLayout &layout);
 
 } // namespace warp_specialized
 } // namespace gpu_lowering
