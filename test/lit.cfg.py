@@ -1,8 +1,10 @@
 # -*- Python -*-
 # lit configuration of the SSD-MLIR regression suite.
 
+import glob
 import os
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -67,6 +69,33 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+# cuobjdump disassembles the cubins (the SASS tests): from the CUDA toolkit,
+# or from the nvidia-cuda-cuobjdump wheel that scripts/install-deps.sh adds
+# where the toolkit lacks it.
+def _find_cuobjdump():
+    found = shutil.which("cuobjdump")
+    if found:
+        return found
+    candidates = ["/usr/local/cuda/bin/cuobjdump"]
+    # The wheels' namespace package, as the PATH's python3 sees it (lit may
+    # run under another interpreter than the one pip installed into).
+    python = shutil.which("python3")
+    if python:
+        query = "import nvidia; print('\\n'.join(nvidia.__path__))"
+        try:
+            out = subprocess.run([python, "-c", query], capture_output=True, text=True, timeout=60)
+            for root in out.stdout.split() if out.returncode == 0 else []:
+                candidates += sorted(glob.glob(os.path.join(root, "*", "bin", "cuobjdump")))
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return next((c for c in candidates if os.access(c, os.X_OK)), None)
+
+
+cuobjdump = _find_cuobjdump()
+if cuobjdump:
+    config.available_features.add("cuobjdump")
+    config.substitutions.append(("%cuobjdump", cuobjdump))
+
 # A CUDA device: the GPU integration tests run only where one answers. The
 # GPU machine, which has no MLIR, runs the same checks through
 # scripts/device/run-gpu-suite.sh on precompiled artifacts.
@@ -74,7 +103,6 @@ def _has_cuda_device():
     smi = shutil.which("nvidia-smi")
     if not smi:
         return False
-    import subprocess
     try:
         out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.SubprocessError):
