@@ -208,6 +208,15 @@ mkdir -p "$extra"
   --batch 1 --seqlen 1100 --nheads 4 --headdim 64 --dstate 128 --ngroups 1 \
   --features D,dt_bias,softplus,initial_states --seed 14 ||
   { echo "FAIL: x08_long_warp_specialized"; status=1; }
+# x09_varlen_warp_specialized: packed sequences the warp-specialised kernel
+# takes (fused-ws: --warp-specialized always; auto keeps the persistent
+# kernel for varlen): lengths 100, 0, 63, 537 and 400, so that a sequence is
+# empty, one is shorter than a chunk, and the partial last chunks' boxes
+# read the next sequence's tokens; per-sequence initial states, two groups.
+"$build/bin/ssd-make-case" -o "$extra/x09_varlen_warp_specialized" --name x09_varlen_warp_specialized \
+  --seqlen 1100 --nheads 4 --headdim 64 --dstate 128 --ngroups 2 \
+  --features D,dt_bias,softplus,initial_states --cu-seqlens 0,100,100,163,700,1100 --seed 15 ||
+  { echo "FAIL: x09_varlen_warp_specialized"; status=1; }
 
 for case in "$golden"/*/ "$extra"/*/; do
   name=$(basename "$case")

@@ -158,8 +158,11 @@ struct ConvertSSDFusedToGPUPass
                          << wsUnsupported;
       return signalPassFailure();
     }
-    bool warpSpecializedOnly =
-        warpSpecialized != "never" && !profile && wsUnsupported.empty();
+    // Packed sequences (cu_seqlens) take them where asked for (always)
+    // alone until the GPU suite has run them.
+    bool asked = warpSpecialized == "always" ||
+                 (warpSpecialized == "auto" && !plan->p.isVarlen());
+    bool warpSpecializedOnly = asked && !profile && wsUnsupported.empty();
 
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(plan->p.func.getLoc(), ctx);

@@ -74,9 +74,9 @@ void RoleBuilder::walkPieceState(StageRing &inputs, const HeadParams &params) {
   e.ifThen(e.lt(e.idx(0), chunkCount),
            [&] { inputs.release(e.sub(chunkCount, e.idx(1))); });
   storeStateFragments(wgmmaFragments(e, end[0], kState / 8), ops.pieceStates,
-                      {row, head, piece});
+                      {sequence, head, piece});
   e.ifThen(e.andi(e.eq(e.threadId(), e.idx(0)), e.eq(p0, e.idx(0))), [&] {
-    e.store(end[1], ops.pieceDecays, {row, head, piece});
+    e.store(end[1], ops.pieceDecays, {sequence, head, piece});
   });
 }
 

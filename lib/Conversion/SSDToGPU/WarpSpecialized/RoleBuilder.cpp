@@ -28,7 +28,7 @@ void RoleBuilder::produce(StageRing &inputs, bool reverse) {
     Value s = inputs.acquire(i, layout.copyBytes);
     Value base = stageBase(s);
     Value full = inputs.full(s);
-    Value token = e.mul(chunkOf(i, reverse), kChunk);
+    Value token = inRow(e.mul(chunkOf(i, reverse), kChunk));
     auto at = [&](int64_t offset) {
       return elementPointer(e, ring, {e.add(base, offset)}, /*space=*/3);
     };
@@ -163,17 +163,34 @@ void RoleBuilder::locateBlock() {
   int64_t pBlocks = shape.headDim / kPBlock;
   Value block = e.blockId(gpu::Dimension::x);
   Value inPiece = block;
+  Value sequences = ops.cuSeqlens ? e.sub(e.dim(ops.cuSeqlens, 0), e.idx(1))
+                                  : e.dim(ops.y, 0);
   if (ops.pieceDecays) {
-    Value chains = e.mul(e.dim(ops.y, 0), shape.heads * pBlocks);
+    Value chains = e.mul(sequences, shape.heads * pBlocks);
     piece = e.div(block, chains);
     inPiece = e.rem(block, chains);
   }
   Value chain = e.div(inPiece, e.idx(pBlocks));
   p0 = e.mul(e.rem(inPiece, e.idx(pBlocks)), kPBlock);
-  row = e.div(chain, e.idx(shape.heads));
+  sequence = e.div(chain, e.idx(shape.heads));
   head = e.rem(chain, e.idx(shape.heads));
   group = e.div(head, e.idx(shape.heads / shape.groups));
-  seqLen = e.dim(ops.y, 1);
+  if (ops.cuSeqlens) {
+    // The sequence's tokens in y's one row, its bounds clamped to the row
+    // and to each other: offsets the host could not check (under stream
+    // capture) never walk out of the row or make a negative length.
+    row = e.idx(0);
+    Value rowLen = e.dim(ops.y, 1);
+    auto bound = [&](Value at, Value least) {
+      return e.min(e.max(e.toIndex(e.load(ops.cuSeqlens, {at})), least),
+                   rowLen);
+    };
+    tokenBase = bound(sequence, e.idx(0));
+    seqLen = e.sub(bound(e.add(sequence, e.idx(1)), tokenBase), tokenBase);
+  } else {
+    row = sequence;
+    seqLen = e.dim(ops.y, 1);
+  }
   Value numChunks = e.div(e.add(seqLen, e.idx(kChunk - 1)), e.idx(kChunk));
   if (!ops.pieceDecays) {
     firstChunk = e.idx(0);

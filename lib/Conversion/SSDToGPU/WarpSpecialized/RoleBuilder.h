@@ -69,6 +69,10 @@ public:
     return mlir::memref::ExtractAlignedPointerAsIndexOp::create(e.b, buffer);
   }
 
+  /// Token `t` of this block's sequence as y's and the boxes' token index
+  /// in its row.
+  Value inRow(Value t) { return ops.cuSeqlens ? e.add(tokenBase, t) : t; }
+
   /// Chunk `i` of this block's piece (the walk's index), walked from the
   /// piece's first chunk or, `reverse`, from its last.
   Value chunkOf(Value i, bool reverse = false) {
@@ -197,8 +201,8 @@ private:
   /// This block's head's A, dt bias, D and dt column.
   HeadParams headParams();
 
-  /// This block's (piece, row, head, p-block), its head's group, the
-  /// sequence's length and its piece's chunks.
+  /// This block's (piece, sequence, head, p-block), its head's group, the
+  /// sequence's tokens and its piece's chunks.
   void locateBlock();
 
   Emitter &e;
@@ -206,9 +210,11 @@ private:
   const Operands &ops;
   const StageLayout &layout;
   Value ring, publishedBuf, yBuf;
-  /// This block's batch row, head, first head-dimension column, its head's
-  /// group, and the sequence's length.
-  Value row, head, p0, group, seqLen;
+  /// This block's batch row (y's and the TMA boxes'), sequence (the states'
+  /// and the workspaces' first index: the row without varlen), head, first
+  /// head-dimension column, its head's group, and the sequence's first
+  /// token in the row (varlen alone) and its length.
+  Value row, sequence, head, p0, group, tokenBase, seqLen;
   /// The sequence's pieces and this block's (null without pieces), and its
   /// chunks: chunkCount from firstChunk.
   Value pieces, piece, firstChunk, chunkCount;

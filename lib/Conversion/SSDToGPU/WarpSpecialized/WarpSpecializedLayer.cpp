@@ -3,8 +3,8 @@
 // The kernel takes the Mamba-2 layer's common form: bf16 x, B and C, f32
 // dt, state size 128, head dims of whole 64-column blocks, heads in fours
 // (dt's TMA box), f32 or f16 states (f16: the initial and final states'
-// type; the walk keeps the state in f32), a per-head D; no z, cu_seqlens
-// or seq_idx.
+// type; the walk keeps the state in f32), a per-head D, packed sequences
+// by cu_seqlens (a block a sequence's chain); no z or seq_idx.
 // Its chunks are its own 64 tokens whatever the layer's chunk size: the
 // SSD does not depend on the chunking but through rounding.
 //
@@ -90,7 +90,7 @@ std::string unsupportedLayer(const SSDProblem &p, StringRef chip,
   if (p.state != kState)
     return "dstate must be " + std::to_string(kState) + ", got " +
            std::to_string(p.state);
-  for (StringRef name : {"z", "cu_seqlens", "seq_idx"})
+  for (StringRef name : {"z", "seq_idx"})
     if (p.has(name))
       return "the layer has " + name.str();
   if (p.perChannelD)
@@ -99,6 +99,15 @@ std::string unsupportedLayer(const SSDProblem &p, StringRef chip,
 }
 
 namespace {
+
+/// The sequences a launch walks, as an operand of a product: the batch
+/// rows, or cu_seqlens' sequences (final_states' rows either way).
+std::string sequencesExpr(const SSDProblem &p) {
+  const BufferSpec *finalStates = p.find("final_states");
+  assert(finalStates && "the layer has final_states");
+  const std::string &rows = finalStates->shape[0];
+  return rows.find(' ') == std::string::npos ? rows : "(" + rows + ")";
+}
 
 /// The derived symbols of `auto`'s pieces: the chains (blocks of one
 /// piece) and the count the model picks.
@@ -109,9 +118,13 @@ void addAutoPieces(SSDProblem &p) {
   // kPieceCostTokens tokens more of a wave. The score is the time in
   // 1/840ths of one SSD wave over L (840 = lcm(1 .. 8)), times 16, plus s,
   // so that the least score names the best s, the fewest pieces on a tie.
+  // Packed sequences are taken as of their mean length.
+  std::string seqs = sequencesExpr(p);
+  std::string tokens =
+      p.isVarlen() ? "max(ceildiv(L, max(" + seqs + ", 1)), 1)" : "max(L, 1)";
   p.derived.push_back(
       {"ws_chains",
-       p.batchExpr + " * " + std::to_string(p.heads * (p.headDim / kPBlock))});
+       seqs + " * " + std::to_string(p.heads * (p.headDim / kPBlock))});
   std::string best;
   for (int64_t s = 1; s <= kMaxPieces; ++s) {
     std::string n = std::to_string(s);
@@ -119,8 +132,8 @@ void addAutoPieces(SSDProblem &p) {
                        std::to_string(840 * kPieceWaveCostPercent / 100) +
                        " * ceildiv(ws_chains * " + std::to_string(s - 1) +
                        ", 2 * num_sms)) / " + n + " + " +
-                       std::to_string(840 * kPieceCostTokens * s) +
-                       " / max(L, 1)";
+                       std::to_string(840 * kPieceCostTokens * s) + " / " +
+                       tokens;
     std::string score = "(" + time + ") * 16 + " + n;
     best = best.empty() ? score : "min(" + best + ", " + score + ")";
   }
@@ -134,25 +147,28 @@ void addPieceWorkspaces(SSDProblem &p, int64_t pieces) {
     p.derived.push_back({kPiecesSymbol.str(), std::to_string(pieces)});
   else
     addAutoPieces(p);
-  const BufferSpec *y = p.find("y");
-  assert(y && "the layer has y");
-  int64_t batch = y->type.getDimSize(0), dyn = ShapedType::kDynamic;
+  // Per sequence, as the final states are (a batch row, or one of
+  // cu_seqlens' sequences).
+  const BufferSpec *finalStates = p.find("final_states");
+  assert(finalStates && "the layer has final_states");
+  int64_t sequences = finalStates->type.getDimSize(0),
+          dyn = ShapedType::kDynamic;
   std::string pieceSlots = kPiecesSymbol.str() + " - 1";
-  Type f32 = Float32Type::get(y->type.getContext());
+  Type f32 = Float32Type::get(finalStates->type.getContext());
   // One state per piece but the last (none where there is one piece).
   p.buffers.push_back(BufferSpec{
       "piece_states",
-      RankedTensorType::get({batch, p.heads, dyn, p.headDim, kState}, f32),
-      {y->shape[0], std::to_string(p.heads), pieceSlots,
+      RankedTensorType::get({sequences, p.heads, dyn, p.headDim, kState}, f32),
+      {finalStates->shape[0], std::to_string(p.heads), pieceSlots,
        std::to_string(p.headDim), std::to_string(kState)},
       false,
       true});
-  p.buffers.push_back(
-      BufferSpec{"piece_decays",
-                 RankedTensorType::get({batch, p.heads, dyn}, f32),
-                 {y->shape[0], std::to_string(p.heads), kPiecesSymbol.str()},
-                 false,
-                 true});
+  p.buffers.push_back(BufferSpec{
+      "piece_decays",
+      RankedTensorType::get({sequences, p.heads, dyn}, f32),
+      {finalStates->shape[0], std::to_string(p.heads), kPiecesSymbol.str()},
+      false,
+      true});
 }
 
 SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
@@ -164,8 +180,8 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
   assert(p.has("piece_states") && p.has("piece_decays") &&
          "addPieceWorkspaces ran");
   Shape shape = layerShape(layout, &p);
-  std::string chains =
-      p.batchExpr + " * " + std::to_string(p.heads * (p.headDim / kPBlock));
+  std::string chains = sequencesExpr(p) + " * " +
+                       std::to_string(p.heads * (p.headDim / kPBlock));
   auto addBoxes = [&](KernelInfo &info, ArrayRef<StringRef> names) {
     // (row, token, head or group, column) boxes of a chunk's rows of one
     // 64-wide panel, of C's and B's two panels through panel maps; dt's of
@@ -193,7 +209,8 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
   states.when = "min(1, " + kPiecesSymbol.str() + " - 1)";
   states.grid = {chains + " * (" + kPiecesSymbol.str() + " - 1)"};
   states.block = pieceStatesThreads();
-  addParams(states, p, {"A", "dt_bias", "y"}, /*workspace=*/false);
+  addParams(states, p, {"A", "dt_bias", "y", "cu_seqlens"},
+            /*workspace=*/false);
   addParams(states, p, {"piece_states", "piece_decays"}, /*workspace=*/true);
   addBoxes(states, {"B", "x"});
   KernelFunc ks = createKernel(b, module, p, states);
@@ -208,6 +225,7 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
   stateOps.y = ks.arg("y");
   stateOps.pieceStates = ks.arg("piece_states");
   stateOps.pieceDecays = ks.arg("piece_decays");
+  stateOps.cuSeqlens = optional(ks, "cu_seqlens");
   emitPieceStatesKernel(b, ks, shape, stateOps);
   states.sharedMemory = ks.sharedBytes();
 
@@ -215,8 +233,9 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
   info.name = kKernelName.str();
   info.grid = {chains + " * " + kPiecesSymbol.str()};
   info.block = blockThreads(shape);
-  addParams(info, p, {"A", "dt_bias", "D", "initial_states", "y",
-                      "final_states"},
+  addParams(info, p,
+            {"A", "dt_bias", "D", "initial_states", "y", "final_states",
+             "cu_seqlens"},
             /*workspace=*/false);
   addParams(info, p, {"piece_states", "piece_decays"}, /*workspace=*/true);
   addBoxes(info, {"C", "B", "x"});
@@ -234,7 +253,8 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
                k.arg("y"),
                k.arg("final_states"),
                k.arg("piece_states"),
-               k.arg("piece_decays")};
+               k.arg("piece_decays"),
+               optional(k, "cu_seqlens")};
   emitKernel(b, k, shape, ops);
   info.sharedMemory = k.sharedBytes();
   return {states, info};

@@ -26,22 +26,23 @@ namespace warp_specialized {
 Value RoleBuilder::loadEnteringState() {
   SmallVector<Value> frags =
       ops.initialStates
-          ? loadStateFragments(ops.initialStates, {row, head})
+          ? loadStateFragments(ops.initialStates, {sequence, head})
           : wgmmaFragments(e, wgmmaZeroAccumulators(e, kState), kState / 8);
   if (ops.pieceDecays) {
     auto fragType = VectorType::get({2, 2}, e.b.getF32Type());
-    frags = e.forLoop(e.idx(0), piece, e.idx(1), frags,
-                      [&](Value j, ValueRange cur) -> SmallVector<Value> {
-                        Value decay = vector::BroadcastOp::create(
-                            e.b, fragType,
-                            e.exp(e.load(ops.pieceDecays, {row, head, j})));
-                        SmallVector<Value> local =
-                            loadStateFragments(ops.pieceStates, {row, head, j});
-                        SmallVector<Value> next;
-                        for (auto [s, l] : llvm::zip(cur, local))
-                          next.push_back(e.fma(decay, s, l));
-                        return next;
-                      });
+    frags =
+        e.forLoop(e.idx(0), piece, e.idx(1), frags,
+                  [&](Value j, ValueRange cur) -> SmallVector<Value> {
+                    Value decay = vector::BroadcastOp::create(
+                        e.b, fragType,
+                        e.exp(e.load(ops.pieceDecays, {sequence, head, j})));
+                    SmallVector<Value> local = loadStateFragments(
+                        ops.pieceStates, {sequence, head, j});
+                    SmallVector<Value> next;
+                    for (auto [s, l] : llvm::zip(cur, local))
+                      next.push_back(e.fma(decay, s, l));
+                    return next;
+                  });
   }
   return wgmmaAccumulators(e, frags);
 }
@@ -200,7 +201,7 @@ void RoleBuilder::storeY(Value c, Value view, Value slot,
     e.ifThen(e.lt(token, seqLen), [&] {
       SmallVector<Value> idx = swizzled128At(e, r, col);
       Value v = e.loadVector(view, {slot, idx[0], idx[1], idx[2]}, 8);
-      e.storeVector(v, ops.y, {row, token, head, e.add(p0, col)});
+      e.storeVector(v, ops.y, {row, inRow(token), head, e.add(p0, col)});
     });
   }
 }
@@ -280,9 +281,9 @@ void RoleBuilder::walkOutputs(StageRing &inputs, StageRing &prepared,
 void RoleBuilder::storeState(Value s) {
   SmallVector<Value> frags = wgmmaFragments(e, s, kState / 8);
   if (!ops.pieceDecays)
-    return storeStateFragments(frags, ops.finalStates, {row, head});
+    return storeStateFragments(frags, ops.finalStates, {sequence, head});
   e.ifThen(e.eq(piece, e.sub(pieces, e.idx(1))), [&] {
-    storeStateFragments(frags, ops.finalStates, {row, head});
+    storeStateFragments(frags, ops.finalStates, {sequence, head});
   });
 }
 

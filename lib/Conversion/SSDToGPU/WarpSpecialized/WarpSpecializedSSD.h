@@ -101,11 +101,21 @@ struct Shape {
 /// pieces - 1 x headDim x 128 x f32>; both null: one piece. The piece
 /// states' kernel reads cMap, d, initialStates and finalStates not, and y
 /// for its shape alone.
+///
+/// Varlen: cuSeqlens memref<sequences + 1 x i32>, the sequences' bounds in
+/// y's one row (batch 1); the states and the pieces' workspaces are then
+/// per sequence where the above says batch. A block walks its sequence's
+/// chunks from the sequence's first token, so no chunk straddles two
+/// sequences; the copies of a last partial chunk read the next sequence's
+/// tokens, which the chunk's dt, taken as 0 past the sequence's end, keeps
+/// out of the state and of every stored row of y. Null: each batch row is
+/// one sequence.
 struct Operands {
   Value cMap, bMap, xMap, dtMap;
   Value a, dtBias, d;
   Value initialStates, y, finalStates;
   Value pieceStates, pieceDecays;
+  Value cuSeqlens;
 };
 
 /// Stages of the published state's barriers: the least multiple of its
