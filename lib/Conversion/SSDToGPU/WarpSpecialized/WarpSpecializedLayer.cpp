@@ -109,6 +109,12 @@ std::string sequencesExpr(const SSDProblem &p) {
   return rows.find(' ') == std::string::npos ? rows : "(" + rows + ")";
 }
 
+/// The blocks of one piece: sequences x heads x p-blocks.
+std::string chainsExpr(const SSDProblem &p) {
+  return sequencesExpr(p) + " * " +
+         std::to_string(p.heads * (p.headDim / kPBlock));
+}
+
 /// The derived symbols of `auto`'s pieces: the chains (blocks of one
 /// piece) and the count the model picks.
 void addAutoPieces(SSDProblem &p) {
@@ -122,9 +128,7 @@ void addAutoPieces(SSDProblem &p) {
   std::string seqs = sequencesExpr(p);
   std::string tokens =
       p.isVarlen() ? "max(ceildiv(L, max(" + seqs + ", 1)), 1)" : "max(L, 1)";
-  p.derived.push_back(
-      {"ws_chains",
-       seqs + " * " + std::to_string(p.heads * (p.headDim / kPBlock))});
+  p.derived.push_back({"ws_chains", chainsExpr(p)});
   std::string best;
   for (int64_t s = 1; s <= kMaxPieces; ++s) {
     std::string n = std::to_string(s);
@@ -180,8 +184,7 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
   assert(p.has("piece_states") && p.has("piece_decays") &&
          "addPieceWorkspaces ran");
   Shape shape = layerShape(layout, &p);
-  std::string chains = sequencesExpr(p) + " * " +
-                       std::to_string(p.heads * (p.headDim / kPBlock));
+  std::string chains = chainsExpr(p);
   auto addBoxes = [&](KernelInfo &info, ArrayRef<StringRef> names) {
     // (row, token, head or group, column) boxes of a chunk's rows of one
     // 64-wide panel, of C's and B's two panels through panel maps; dt's of
