@@ -16,7 +16,8 @@ const char *ssd::runUsage() {
                [--dtype f32|bf16|f16] [--state-dtype f32|f16] [--out DIR]
                [--repeat N] [--threads N] [--segment-chunks N]
                [--strategy unfused|fused]
-               [--artifact DIR] [--reference] [--emit-mlir | --emit-lowered]
+               [--artifact DIR] [--reference] [--nonfinite-inputs]
+               [--emit-mlir | --emit-lowered]
 
 Runs the whole SSD forward on a case folder (the format of golden/), writes
 y.npy and final_states.npy (float32) to --out, and when the folder holds the
@@ -45,6 +46,9 @@ expected outputs prints the error of each against the bound.
                       its constants must match the case and the flags
   --reference         run the independent double-precision recurrence instead
                       of the compiled code (with the same input rounding)
+  --nonfinite-inputs  accept NaN and infinite inputs (rejected by default:
+                      they are for tests that a kernel keeps them inside
+                      their sequence); the expected outputs stay finite
   --emit-mlir         print the module built for the case and stop
   --emit-lowered      print the module after the CPU pipeline and stop
   -h, --help          print this text
@@ -78,21 +82,23 @@ static Expected<DType> parseKind(const std::string &flag,
 Expected<RunOptions>
 ssd::parseRunOptions(const std::vector<std::string> &args) {
   using cli::Flag;
-  Expected<cli::ParsedFlags> read = cli::parse({{"case", Flag::Value},
-                                                {"backend", Flag::Value},
-                                                {"chunk-size", Flag::Value},
-                                                {"dtype", Flag::Value},
-                                                {"state-dtype", Flag::Value},
-                                                {"out", Flag::Value},
-                                                {"artifact", Flag::Value},
-                                                {"repeat", Flag::Value},
-                                                {"threads", Flag::Value},
-                                                {"segment-chunks", Flag::Value},
-                                                {"strategy", Flag::Value},
-                                                {"reference", Flag::Switch},
-                                                {"emit-mlir", Flag::Switch},
-                                                {"emit-lowered", Flag::Switch}},
-                                               args);
+  Expected<cli::ParsedFlags> read =
+      cli::parse({{"case", Flag::Value},
+                  {"backend", Flag::Value},
+                  {"chunk-size", Flag::Value},
+                  {"dtype", Flag::Value},
+                  {"state-dtype", Flag::Value},
+                  {"out", Flag::Value},
+                  {"artifact", Flag::Value},
+                  {"repeat", Flag::Value},
+                  {"threads", Flag::Value},
+                  {"segment-chunks", Flag::Value},
+                  {"strategy", Flag::Value},
+                  {"reference", Flag::Switch},
+                  {"nonfinite-inputs", Flag::Switch},
+                  {"emit-mlir", Flag::Switch},
+                  {"emit-lowered", Flag::Switch}},
+                 args);
   if (!read.ok())
     return read.status();
   const cli::ParsedFlags &flags = *read;
@@ -100,6 +106,7 @@ ssd::parseRunOptions(const std::vector<std::string> &args) {
   RunOptions options;
   options.help = flags.on("help");
   options.reference = flags.on("reference");
+  options.nonfiniteInputs = flags.on("nonfinite-inputs");
   options.emitMLIR = flags.on("emit-mlir");
   options.emitLowered = flags.on("emit-lowered");
   options.caseDir = flags.value("case");

@@ -21,6 +21,7 @@ struct RunOptions {
   std::string strategy = "fused";
   RunConfig config;
   bool reference = false;   ///< run the independent reference instead
+  bool nonfiniteInputs = false; ///< accept NaN and infinite inputs
   bool emitMLIR = false;    ///< print the module and stop
   bool emitLowered = false; ///< print the lowered module and stop
   bool help = false;

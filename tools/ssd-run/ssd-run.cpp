@@ -147,7 +147,9 @@ int main(int argc, char **argv) {
     return fail(kBadInput, "--backend cpu: not built in this configuration "
                            "(the CPU lowering is missing; --reference works)");
 
-  Expected<SSDCase> loaded = loadCase(options.caseDir);
+  Expected<SSDCase> loaded =
+      loadCase(options.caseDir,
+               /*finiteInputs=*/!options.nonfiniteInputs);
   if (!loaded.ok())
     return fail(kBadInput, loaded.message());
   const SSDCase &c = *loaded;

@@ -64,12 +64,17 @@ struct SSDCase {
 /// The name of every input a case may list, in case.json's spelling.
 const std::vector<std::string> &caseInputNames();
 
-/// Loads and validates the case folder `dir`.
-artifact::Expected<SSDCase> loadCase(const std::string &dir);
+/// Loads and validates the case folder `dir`. `finiteInputs`: the inputs
+/// must be finite too (off only to run NaN or infinite inputs through a
+/// kernel; expected outputs are always finite).
+artifact::Expected<SSDCase> loadCase(const std::string &dir,
+                                     bool finiteInputs = true);
 
-/// Checks the sizes, shapes and index relations of a case. `dir` only serves
-/// to name files in the messages.
-artifact::Status validateCase(const SSDCase &c, const std::string &dir);
+/// Checks the sizes, shapes and index relations of a case, and that its
+/// values are finite (the inputs' only where `finiteInputs`). `dir` only
+/// serves to name files in the messages.
+artifact::Status validateCase(const SSDCase &c, const std::string &dir,
+                              bool finiteInputs = true);
 
 /// Writes `c` as a case folder (creating `dir`): case.json, the inputs and
 /// the expected outputs that are present.

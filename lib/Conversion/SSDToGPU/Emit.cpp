@@ -199,6 +199,17 @@ void Emitter::ifThen(Value cond, llvm::function_ref<void()> body) {
   body();
 }
 
+void Emitter::ifThenElse(Value cond, llvm::function_ref<void()> thenBody,
+                         llvm::function_ref<void()> elseBody) {
+  auto op = scf::IfOp::create(b, cond, /*withElseRegion=*/true);
+  for (auto [block, body] : {std::pair{op.thenBlock(), thenBody},
+                             std::pair{op.elseBlock(), elseBody}}) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(block->getTerminator());
+    body();
+  }
+}
+
 SmallVector<Value>
 Emitter::ifElse(Value cond, TypeRange types,
                 llvm::function_ref<SmallVector<Value>()> thenBody,

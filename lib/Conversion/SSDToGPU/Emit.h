@@ -120,6 +120,8 @@ public:
   void forLoop(Value lb, Value ub, Value step,
                llvm::function_ref<void(Value iv)> body);
   void ifThen(Value cond, llvm::function_ref<void()> body);
+  void ifThenElse(Value cond, llvm::function_ref<void()> thenBody,
+                  llvm::function_ref<void()> elseBody);
   /// scf.if with results: both branches return the same types.
   llvm::SmallVector<Value>
   ifElse(Value cond, mlir::TypeRange types,

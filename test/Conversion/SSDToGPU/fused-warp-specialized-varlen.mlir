@@ -18,6 +18,16 @@
 // CHECK-SAME: grid = ["s * 8 * ws_pieces"], name = "ssd_warp_specialized", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "initial_states"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "tensor", name = "cu_seqlens"},
 // CHECK-SAME: workspaces = [{dtype = "f32", name = "piece_states", shape = ["s", 8, "ws_pieces - 1", 64, 128]}, {dtype = "f32", name = "piece_decays", shape = ["s", 8, "ws_pieces"]}]
 
+// The piece states' producer lands a partial last chunk the same way (an
+// empty last piece leaves that chunk to a piece this kernel walks): its
+// rows zeroed before the stage's full barrier is arrived on.
+// CHECK: gpu.func @ssd_warp_specialized_piece_states(
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c25600_i32
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c512 step
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK-NEXT: } else {
+
 // The SSD kernel's block: its sequence of cu_seqlens' s = dim - 1, the
 // sequence's first token and its end read from cu_seqlens and clamped to
 // y's row and to each other, so that its length is never negative.
@@ -42,12 +52,41 @@
 // Its chunks: ceil(length / 64), cut into pieces.
 // CHECK: %[[LEN63:.*]] = arith.addi %[[LEN]], %c63
 // CHECK-NEXT: arith.divui %[[LEN63]], %c64
-// The producer's boxes start at the sequence's first token (x's box:
-// column, head, token, row 0).
-// CHECK: %[[CHUNK0:.*]] = arith.muli %{{.*}}, %c64
-// CHECK-NEXT: %[[TOKEN:.*]] = arith.addi %[[START]], %[[CHUNK0]] : index
+// The producer: a chunk whose rows in the sequence (length - 64 c) are
+// fewer than 64, the sequence's partial last chunk, lands on the
+// producer's own barrier (the landing ring's, memref<2xi64>), not the
+// stage's (the inputs ring's, memref<6xi64>).
+// CHECK: %[[CHUNKAT:.*]] = arith.muli %{{.*}}, %c64
+// CHECK-NEXT: %[[ROWS:.*]] = arith.subi %[[LEN]], %[[CHUNKAT]] : index
+// CHECK: %[[PARTIAL:.*]] = arith.cmpi slt, %[[ROWS]], %c64
+// CHECK-NEXT: scf.if %[[PARTIAL]] {
+// CHECK: memref.extract_strided_metadata %[[LANDING:view[_0-9]*]] : memref<2xi64, #gpu.address_space<workgroup>>
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c41984_i32
+// Its boxes start at the sequence's first token (x's box: column, head,
+// token, row 0).
+// CHECK: %[[TOKEN:.*]] = arith.addi %[[START]], %{{.*}} : index
 // CHECK: %[[TOKEN32:.*]] = arith.index_cast %[[TOKEN]] : index to i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[TOKEN32]], %{{.*}}]
+// Once they land, x's and B's rows from the sequence's end on are zeroed
+// (whole 128-byte rows of the swizzle: 8 16-byte pieces a row, from rows x
+// 8 to 512), fenced for the async proxy, and only then is the stage's
+// full barrier arrived on: a NaN or infinity of the next sequence never
+// meets a zero weight in this one's products.
+// CHECK: memref.extract_strided_metadata %[[LANDING]]
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %{{.*}}, %c0_i32
+// CHECK: %[[FROM:.*]] = arith.muli %[[ROWS]], %c8
+// CHECK-NEXT: scf.for %{{.*}} = %[[FROM]] to %c512 step
+// CHECK: vector.store %{{.*}} : memref<1x64x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK-NEXT: }
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: memref.extract_strided_metadata %{{.*}} : memref<6xi64, #gpu.address_space<workgroup>>
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK-NEXT: } else {
+// Whole chunks land on the stage's full barrier.
+// CHECK: memref.extract_strided_metadata %{{.*}} : memref<6xi64, #gpu.address_space<workgroup>>
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c41984_i32
 // The state role enters from the sequence's initial state.
 // CHECK: vector.load %[[IS]][%[[SEQ]], %[[HEAD]],
 // The state role's final state, the sequence's (its last piece's block).

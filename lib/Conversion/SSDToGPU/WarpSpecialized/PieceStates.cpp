@@ -15,6 +15,8 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace ssd {
@@ -84,16 +86,25 @@ void RoleBuilder::emitPieceStates(KernelFunc &kernel) {
   kernel.useSharedArena();
   ring = kernel.sharedBufferAligned(kPieceStages * layout.bytes, kSwizzleAlign);
   StageRing inputs(e, kernel, kPieceStages, kGroupThreads);
+  std::optional<StageRing> partialLanding;
+  if (ops.cuSeqlens)
+    partialLanding.emplace(e, kernel, 1, /*consumerThreads=*/1);
   Value tid = e.threadId();
-  e.ifThen(e.eq(tid, e.idx(0)), [&] { inputs.init(); });
+  e.ifThen(e.eq(tid, e.idx(0)), [&] {
+    inputs.init();
+    if (partialLanding)
+      partialLanding->init();
+  });
   e.barrier();
 
   locateBlock();
   HeadParams params = headParams();
   e.ifThen(e.lt(tid, e.idx(kGroupThreads)),
            [&] { walkPieceState(inputs, params); });
-  e.ifThen(e.eq(tid, e.idx(kGroupThreads)),
-           [&] { produce(inputs, /*reverse=*/true); });
+  e.ifThen(e.eq(tid, e.idx(kGroupThreads)), [&] {
+    produce(inputs, partialLanding ? &*partialLanding : nullptr,
+            /*reverse=*/true);
+  });
 }
 
 int64_t pieceStatesThreads() { return kPieceThreads; }

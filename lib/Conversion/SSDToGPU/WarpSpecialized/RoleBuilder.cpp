@@ -23,37 +23,77 @@ namespace ssd {
 namespace gpu_lowering {
 namespace warp_specialized {
 
-void RoleBuilder::produce(StageRing &inputs, bool reverse) {
+void RoleBuilder::produce(StageRing &inputs, StageRing *partialLanding,
+                          bool reverse) {
   e.forLoop(e.idx(0), chunkCount, e.idx(1), [&](Value i) {
-    Value s = inputs.acquire(i, layout.copyBytes);
-    Value base = stageBase(s);
-    Value full = inputs.full(s);
-    Value token = inRow(e.mul(chunkOf(i, reverse), kChunk));
-    auto at = [&](int64_t offset) {
-      return elementPointer(e, ring, {e.add(base, offset)}, /*space=*/3);
-    };
-    // Coordinates innermost first: (column, head or group, token, row);
-    // through panel maps (column in the panel, group, token, panel, row).
-    if (shape.panelMaps) {
-      Value zero = e.idx(0);
-      if (layout.c >= 0)
-        copyTmaBox(e, ops.cMap, at(layout.c), full,
-                   {zero, group, token, zero, row});
-      copyTmaBox(e, ops.bMap, at(layout.b), full,
-                 {zero, group, token, zero, row});
-    } else {
-      for (int64_t panel = 0; panel < 2; ++panel) {
-        Value col = e.idx(panel * kSwizzlePanel);
+    auto copyChunk = [&](Value s, Value barrier) {
+      Value base = stageBase(s);
+      Value token = inRow(e.mul(chunkOf(i, reverse), kChunk));
+      auto at = [&](int64_t offset) {
+        return elementPointer(e, ring, {e.add(base, offset)}, /*space=*/3);
+      };
+      // Coordinates innermost first: (column, head or group, token, row);
+      // through panel maps (column in the panel, group, token, panel, row).
+      if (shape.panelMaps) {
+        Value zero = e.idx(0);
         if (layout.c >= 0)
-          copyTmaBox(e, ops.cMap, at(layout.c + panel * kPanelBytes), full,
+          copyTmaBox(e, ops.cMap, at(layout.c), barrier,
+                     {zero, group, token, zero, row});
+        copyTmaBox(e, ops.bMap, at(layout.b), barrier,
+                   {zero, group, token, zero, row});
+      } else {
+        for (int64_t panel = 0; panel < 2; ++panel) {
+          Value col = e.idx(panel * kSwizzlePanel);
+          if (layout.c >= 0)
+            copyTmaBox(e, ops.cMap, at(layout.c + panel * kPanelBytes), barrier,
+                       {col, group, token, row});
+          copyTmaBox(e, ops.bMap, at(layout.b + panel * kPanelBytes), barrier,
                      {col, group, token, row});
-        copyTmaBox(e, ops.bMap, at(layout.b + panel * kPanelBytes), full,
-                   {col, group, token, row});
+        }
       }
-    }
-    copyTmaBox(e, ops.xMap, at(layout.x), full, {p0, head, token, row});
-    Value firstHead = e.sub(head, e.rem(head, e.idx(kDtHeads)));
-    copyTmaBox(e, ops.dtMap, at(layout.dt), full, {firstHead, token, row});
+      copyTmaBox(e, ops.xMap, at(layout.x), barrier, {p0, head, token, row});
+      Value firstHead = e.sub(head, e.rem(head, e.idx(kDtHeads)));
+      copyTmaBox(e, ops.dtMap, at(layout.dt), barrier, {firstHead, token, row});
+    };
+    auto copyWhole = [&] {
+      Value s = inputs.acquire(i, layout.copyBytes);
+      copyChunk(s, inputs.full(s));
+    };
+    if (!partialLanding)
+      return copyWhole();
+    // A sequence's partial last chunk lands on the producer's own barrier
+    // first: its rows past the end hold the next sequence's tokens, whose x
+    // and B are zeroed before the consumers see the stage, so that a NaN or
+    // infinity there never meets a zero weight (0 x inf) in this sequence's
+    // products. One such chunk a block at most: use 0 of the landing ring.
+    Value rows = e.sub(seqLen, e.mul(chunkOf(i, reverse), kChunk));
+    e.ifThenElse(
+        e.lt(rows, e.idx(kChunk)),
+        [&] {
+          Value s = inputs.acquire(i);
+          Value use = e.idx(0);
+          copyChunk(s, partialLanding->full(
+                           partialLanding->acquire(use, layout.copyBytes)));
+          partialLanding->waitFull(use);
+          zeroRowsFrom(stageBase(s), rows);
+          fenceSharedForAsyncProxy(e);
+          inputs.publish(i);
+        },
+        copyWhole);
+  });
+}
+
+void RoleBuilder::zeroRowsFrom(Value base, Value rows) {
+  // Whole 128-byte rows: the swizzle permutes 16-byte pieces within a row.
+  Value zero = e.splat(e.f32(0.0), 8);
+  Value x = panels(base, layout.x, 1);
+  Value b = panels(base, layout.b, 2);
+  e.forLoop(e.mul(rows, 8), e.idx(kChunk * 8), e.idx(1), [&](Value k) {
+    Value row = e.div(k, e.idx(8));
+    Value col = e.mul(e.rem(k, e.idx(8)), 8);
+    e.storeVector(zero, x, {e.idx(0), row, col});
+    for (int64_t panel = 0; panel < 2; ++panel)
+      e.storeVector(zero, b, {e.idx(panel), row, col});
   });
 }
 

@@ -83,8 +83,15 @@ public:
   }
 
   /// One thread: every chunk's C (where the stage holds it), B (two boxes
-  /// each), x and dt, in the walk's order.
-  void produce(StageRing &inputs, bool reverse = false);
+  /// each), x and dt, in the walk's order. With packed sequences
+  /// `partialLanding` (a one-stage ring of the producer's own) takes the
+  /// sequence's partial last chunk, whose rows past the end are zeroed in
+  /// x and B before the stage is published; null without.
+  void produce(StageRing &inputs, StageRing *partialLanding,
+               bool reverse = false);
+
+  /// Zeroes x's and B's rows `rows` .. 63 in the stage at `base`.
+  void zeroRowsFrom(Value base, Value rows);
 
   /// The state fragments (the accumulator layout, 64 x 128 f32) of this
   /// block's p-block in `states` [..][p][n], its outer indices `outer`.

@@ -39,6 +39,7 @@ Shape layerShape(const LayerLayout &layout, const SSDProblem *p = nullptr) {
     s.headDim = p->headDim;
     s.groups = p->groups;
     s.dtRule = *p;
+    s.packedSequences = p->isVarlen();
   }
   s.stages = layout.stages ? layout.stages : kLayerStages;
   s.outputGroups = kLayerOutputGroups;

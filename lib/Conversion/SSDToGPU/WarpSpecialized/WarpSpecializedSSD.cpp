@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <numeric>
+#include <optional>
 
 using namespace mlir;
 
@@ -307,11 +308,16 @@ void RoleBuilder::emit(KernelFunc &kernel) {
   StageRing published(e, kernel, publishedStages(shape), kGroupThreads,
                       /*producerArrivals=*/kGroupThreads,
                       /*buffers=*/shape.publishedBuffers);
+  std::optional<StageRing> partialLanding;
+  if (ops.cuSeqlens)
+    partialLanding.emplace(e, kernel, 1, /*consumerThreads=*/1);
   Value tid = e.threadId();
   e.ifThen(e.eq(tid, e.idx(0)), [&] {
     inputs.init();
     prepared.init();
     published.init();
+    if (partialLanding)
+      partialLanding->init();
   });
   e.barrier();
 
@@ -329,7 +335,9 @@ void RoleBuilder::emit(KernelFunc &kernel) {
   };
   e.ifThen(e.eq(role, e.idx(0)), [&] {
     setRegisters(budget.producer);
-    e.ifThen(e.eq(tid, e.idx(0)), [&] { produce(inputs); });
+    e.ifThen(e.eq(tid, e.idx(0)), [&] {
+      produce(inputs, partialLanding ? &*partialLanding : nullptr);
+    });
     e.ifThen(e.andi(e.le(e.idx(kPrepFirstThread), tid),
                     e.lt(tid, e.idx(kPrepFirstThread + kPrepThreads))),
              [&] { walkPrep(inputs, prepared, params); });
@@ -356,12 +364,13 @@ int64_t blockThreads(const Shape &shape) {
 int64_t sharedBytes(const Shape &shape) {
   // The ring, the published states, two y tiles an output warpgroup (none
   // with y in the stages), each buffer's worst alignment slack, and the
-  // mbarriers (two a stage of each ring).
+  // mbarriers (two a stage of each ring; packed sequences' landing ring).
   int64_t yTiles =
       shape.yInStage ? 0 : 2 * shape.outputGroups * kPanelBytes + kSwizzleAlign;
   return shape.stages * kSSDStage.bytes +
          shape.publishedBuffers * kPublishedBytes + yTiles + 2 * kSwizzleAlign +
-         16 * (2 * shape.stages + publishedStages(shape));
+         16 * (2 * shape.stages + publishedStages(shape) +
+               (shape.packedSequences ? 1 : 0));
 }
 
 std::string unsupportedShape(const Shape &shape) {

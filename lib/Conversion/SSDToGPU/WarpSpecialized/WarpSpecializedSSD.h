@@ -86,6 +86,9 @@ struct Shape {
   /// dimension as two 64-column panels (the manifest's panel_dim 1, at the
   /// token dimension), or one copy a panel.
   bool panelMaps = false;
+  /// Packed sequences (cu_seqlens): the producer's landing ring for a
+  /// sequence's partial last chunk (RoleBuilder::produce).
+  bool packedSequences = false;
   /// softplus and the dt limits (SSDProblem's fields; the rest unread).
   SSDProblem dtRule;
 };
@@ -107,9 +110,10 @@ struct Shape {
 /// per sequence where the above says batch. A block walks its sequence's
 /// chunks from the sequence's first token, so no chunk straddles two
 /// sequences; the copies of a last partial chunk read the next sequence's
-/// tokens, which the chunk's dt, taken as 0 past the sequence's end, keeps
-/// out of the state and of every stored row of y. Null: each batch row is
-/// one sequence.
+/// tokens, whose x and B rows the producer zeroes before publishing the
+/// stage and whose dt the chunk takes as 0: they stay out of the state and
+/// of every stored row of y, even where they are NaN or infinite. Null:
+/// each batch row is one sequence.
 struct Operands {
   Value cMap, bMap, xMap, dtMap;
   Value a, dtBias, d;
