@@ -178,6 +178,21 @@ for variant in fused fused-ws-pieces; do
   rm -rf "$repeat_dir"
 done
 
+# Packed sequences stay apart: the first tokens of x09's sequences 4 and 2
+# poisoned (x infinite, B and C NaN), every other sequence's outputs bit for
+# bit as without (the tokens partial last chunks read past their sequence's
+# end).
+for variant in ${SSD_SUITE_VARIANTS:-fused fused-ws fused-ws-pieces fused-ws-f16state}; do
+  iso_art="$art/golden-art/$variant/x09_varlen_warp_specialized-q128-bf16"
+  [ -d "$iso_art" ] || continue
+  state_dtype=f32; [ "$variant" = fused-ws-f16state ] && state_dtype=f16
+  for k in 4 2; do
+    run_step "$variant-sequence-isolation-$k" timeout 120 python3 "$src/scripts/device/run_sequence_isolation.py" \
+      --ssd-run "$ssd_run_bin" --case "$art/golden/x09_varlen_warp_specialized" --poison-sequence $k \
+      --backend gpu --artifact "$iso_art" --chunk-size 128 --dtype bf16 --state-dtype $state_dtype
+  done
+done
+
 # Long sequence: int32 index overflow and the state chain at 512K tokens.
 # '+' (as in abc1234+dirty) is not allowed in the result file names.
 long_runs=()
