@@ -15,8 +15,6 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
-#include <optional>
-
 using namespace mlir;
 
 namespace ssd {
@@ -86,9 +84,7 @@ void RoleBuilder::emitPieceStates(KernelFunc &kernel) {
   kernel.useSharedArena();
   ring = kernel.sharedBufferAligned(kPieceStages * layout.bytes, kSwizzleAlign);
   StageRing inputs(e, kernel, kPieceStages, kGroupThreads);
-  std::optional<StageRing> partialLanding;
-  if (ops.cuSeqlens)
-    partialLanding.emplace(e, kernel, 1, /*consumerThreads=*/1);
+  addPartialLanding(kernel);
   Value tid = e.threadId();
   e.ifThen(e.eq(tid, e.idx(0)), [&] {
     inputs.init();
@@ -101,10 +97,8 @@ void RoleBuilder::emitPieceStates(KernelFunc &kernel) {
   HeadParams params = headParams();
   e.ifThen(e.lt(tid, e.idx(kGroupThreads)),
            [&] { walkPieceState(inputs, params); });
-  e.ifThen(e.eq(tid, e.idx(kGroupThreads)), [&] {
-    produce(inputs, partialLanding ? &*partialLanding : nullptr,
-            /*reverse=*/true);
-  });
+  e.ifThen(e.eq(tid, e.idx(kGroupThreads)),
+           [&] { produce(inputs, /*reverse=*/true); });
 }
 
 int64_t pieceStatesThreads() { return kPieceThreads; }

@@ -23,8 +23,12 @@ namespace ssd {
 namespace gpu_lowering {
 namespace warp_specialized {
 
-void RoleBuilder::produce(StageRing &inputs, StageRing *partialLanding,
-                          bool reverse) {
+void RoleBuilder::addPartialLanding(KernelFunc &kernel) {
+  if (ops.cuSeqlens)
+    partialLanding.emplace(e, kernel, 1, /*consumerThreads=*/1);
+}
+
+void RoleBuilder::produce(StageRing &inputs, bool reverse) {
   e.forLoop(e.idx(0), chunkCount, e.idx(1), [&](Value i) {
     auto copyChunk = [&](Value s, Value barrier) {
       Value base = stageBase(s);

@@ -15,6 +15,8 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
+#include <optional>
+
 namespace ssd {
 namespace gpu_lowering {
 namespace warp_specialized {
@@ -82,13 +84,16 @@ public:
                    : e.add(firstChunk, i);
   }
 
+  /// With packed sequences, the producer's landing ring (one stage) for a
+  /// sequence's partial last chunk, from `kernel`'s shared memory; nothing
+  /// without. The kernel initialises it with its other rings.
+  void addPartialLanding(KernelFunc &kernel);
+
   /// One thread: every chunk's C (where the stage holds it), B (two boxes
-  /// each), x and dt, in the walk's order. With packed sequences
-  /// `partialLanding` (a one-stage ring of the producer's own) takes the
-  /// sequence's partial last chunk, whose rows past the end are zeroed in
-  /// x and B before the stage is published; null without.
-  void produce(StageRing &inputs, StageRing *partialLanding,
-               bool reverse = false);
+  /// each), x and dt, in the walk's order. With packed sequences the
+  /// sequence's partial last chunk lands on the landing ring first, and its
+  /// rows past the end are zeroed in x and B before the stage is published.
+  void produce(StageRing &inputs, bool reverse = false);
 
   /// Zeroes x's and B's rows `rows` .. 63 in the stage at `base`.
   void zeroRowsFrom(Value base, Value rows);
@@ -217,6 +222,8 @@ private:
   const Operands &ops;
   const StageLayout &layout;
   Value ring, publishedBuf, yBuf;
+  /// addPartialLanding's ring (packed sequences alone).
+  std::optional<StageRing> partialLanding;
   /// This block's batch row (y's and the TMA boxes'), sequence (the states'
   /// and the workspaces' first index: the row without varlen), head, first
   /// head-dimension column, its head's group, and the sequence's first

@@ -16,7 +16,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <numeric>
-#include <optional>
 
 using namespace mlir;
 
@@ -308,9 +307,7 @@ void RoleBuilder::emit(KernelFunc &kernel) {
   StageRing published(e, kernel, publishedStages(shape), kGroupThreads,
                       /*producerArrivals=*/kGroupThreads,
                       /*buffers=*/shape.publishedBuffers);
-  std::optional<StageRing> partialLanding;
-  if (ops.cuSeqlens)
-    partialLanding.emplace(e, kernel, 1, /*consumerThreads=*/1);
+  addPartialLanding(kernel);
   Value tid = e.threadId();
   e.ifThen(e.eq(tid, e.idx(0)), [&] {
     inputs.init();
@@ -335,9 +332,7 @@ void RoleBuilder::emit(KernelFunc &kernel) {
   };
   e.ifThen(e.eq(role, e.idx(0)), [&] {
     setRegisters(budget.producer);
-    e.ifThen(e.eq(tid, e.idx(0)), [&] {
-      produce(inputs, partialLanding ? &*partialLanding : nullptr);
-    });
+    e.ifThen(e.eq(tid, e.idx(0)), [&] { produce(inputs); });
     e.ifThen(e.andi(e.le(e.idx(kPrepFirstThread), tid),
                     e.lt(tid, e.idx(kPrepFirstThread + kPrepThreads))),
              [&] { walkPrep(inputs, prepared, params); });
