@@ -64,18 +64,22 @@ static float roundFor(DType t, float v) {
   return v;
 }
 
-/// The dimensions of a tensor of the manifest at (b, L).
+/// The dimensions of a tensor of the manifest at (b, L). A varlen layer
+/// (`packed`) takes the b sequences as one row of b L tokens.
 static std::vector<int64_t> shapeOf(const rt::Manifest &m,
                                     const std::string &name, int64_t b,
-                                    int64_t L) {
+                                    int64_t L, bool packed) {
   const rt::Constants &k = m.constants;
   int64_t h = k.nheads, p = k.headdim, n = k.dstate, g = k.ngroups;
+  int64_t rows = packed ? 1 : b, tokens = packed ? b * L : L;
   if (name == "x" || name == "z" || name == "y")
-    return {b, L, h, p};
+    return {rows, tokens, h, p};
   if (name == "dt")
-    return {b, L, h};
+    return {rows, tokens, h};
   if (name == "B" || name == "C")
-    return {b, L, g, n};
+    return {rows, tokens, g, n};
+  if (name == "cu_seqlens")
+    return {b + 1};
   if (name == "initial_states" || name == "final_states")
     return {b, h, p, n};
   if (name == "seq_idx")
@@ -94,10 +98,38 @@ Expected<DeviceProblem> ssd::bench::makeDeviceProblem(const rt::Manifest &m,
                                                       uint64_t seed,
                                                       int64_t rowPad) {
   DeviceProblem problem;
+  // A varlen layer gets the batch's sequences packed into one row
+  // (cu_seqlens 0, L, 2L, ..., bL). Every token keeps the flat index it has
+  // in the batched problem, so the inputs, the outputs' memory and the
+  // check are the batched problem's: varlen and batched layers time alike.
+  bool packed = m.findTensor("cu_seqlens") != nullptr;
+  if (packed && m.findTensor("seq_idx"))
+    return Status::error("the benchmark does not generate seq_idx with "
+                         "cu_seqlens");
   for (const rt::TensorSpec &t : m.tensors) {
-    if (t.name == "cu_seqlens")
-      return Status::error("the benchmark does not generate varlen problems");
-    std::vector<int64_t> shape = shapeOf(m, t.name, batch, seqlen);
+    std::vector<int64_t> shape = shapeOf(m, t.name, batch, seqlen, packed);
+    if (t.name == "cu_seqlens") {
+      if (t.dtype != DType::I32)
+        return Status::error("cu_seqlens: expected i32, the manifest says " +
+                             std::string(rt::dtypeName(t.dtype)));
+      std::vector<int32_t> starts(size_t(batch) + 1);
+      for (int64_t s = 0; s <= batch; ++s) {
+        if (s * seqlen > INT32_MAX)
+          return Status::error("cu_seqlens: " + std::to_string(batch) +
+                               " sequences of " + std::to_string(seqlen) +
+                               " tokens overflow i32");
+        starts[size_t(s)] = static_cast<int32_t>(s * seqlen);
+      }
+      Expected<rt::DeviceBuffer> buffer =
+          rt::DeviceBuffer::allocate(starts.size() * sizeof(int32_t));
+      if (!buffer.ok())
+        return buffer.status().withContext("tensor 'cu_seqlens'");
+      SSD_RT_RETURN_IF_ERROR(rt::copyToDevice(
+          buffer->get(), starts.data(), starts.size() * sizeof(int32_t)));
+      problem.args[t.name] = {buffer->get(), t.dtype, shape, {}, 0};
+      problem.buffers[t.name] = buffer.take();
+      continue;
+    }
     // Rows: one per (b, L) token for a padded view, else the whole tensor.
     bool padded = rowPad > 0 && t.layout == rt::Layout::InnerContiguous &&
                   shape.size() >= 3;

@@ -11,6 +11,10 @@
 // median of its rounds, `ms_rounds` lists them. An A/B comparison below the
 // few percent that separate two calls needs it.
 //
+// A varlen artifact (cu_seqlens) runs B sequences of L tokens packed into
+// one row, the inputs token for token those of the batched run, so the two
+// compare directly (the row's `packed_sequences`).
+//
 // For each run: generated inputs in the artifact's types (several input and
 // output sets, rotated, where one set fits in L2), device time per call with
 // CUDA events (median of --iters after --warmup; with --timing graph, the
@@ -446,6 +450,8 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
       << ", \"artifact\": "
       << jsonString(run.artifact.substr(run.artifact.find_last_of('/') + 1))
       << ", \"batch\": " << run.batch << ", \"seqlen\": " << run.seqlen
+      << ", \"packed_sequences\": "
+      << (m.findTensor("cu_seqlens") ? "true" : "false")
       << ", \"nheads\": " << k.nheads << ", \"headdim\": " << k.headdim
       << ", \"dstate\": " << k.dstate << ", \"ngroups\": " << k.ngroups
       << ", \"chunk_size\": " << k.chunkSize
