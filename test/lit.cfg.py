@@ -69,14 +69,14 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
-# cuobjdump disassembles the cubins (the SASS tests): from the CUDA toolkit,
-# or from the nvidia-cuda-cuobjdump wheel that scripts/install-deps.sh adds
-# where the toolkit lacks it.
-def _find_cuobjdump():
-    found = shutil.which("cuobjdump")
+# cuobjdump disassembles the cubins (the SASS tests) with nvdisasm: both from
+# the CUDA toolkit, or from the nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm
+# wheels that scripts/install-deps.sh adds where the toolkit lacks them.
+def _find_cuda_tool(name):
+    found = shutil.which(name)
     if found:
         return found
-    candidates = ["/usr/local/cuda/bin/cuobjdump"]
+    candidates = ["/usr/local/cuda/bin/" + name]
     # The wheels' namespace package, as the PATH's python3 sees it (lit may
     # run under another interpreter than the one pip installed into).
     python = shutil.which("python3")
@@ -85,16 +85,19 @@ def _find_cuobjdump():
         try:
             out = subprocess.run([python, "-c", query], capture_output=True, text=True, timeout=60)
             for root in out.stdout.split() if out.returncode == 0 else []:
-                candidates += sorted(glob.glob(os.path.join(root, "*", "bin", "cuobjdump")))
+                candidates += sorted(glob.glob(os.path.join(root, "*", "bin", name)))
         except (OSError, subprocess.SubprocessError):
             pass
     return next((c for c in candidates if os.access(c, os.X_OK)), None)
 
 
-cuobjdump = _find_cuobjdump()
-if cuobjdump:
+cuobjdump = _find_cuda_tool("cuobjdump")
+nvdisasm = _find_cuda_tool("nvdisasm")
+if cuobjdump and nvdisasm:
     config.available_features.add("cuobjdump")
     config.substitutions.append(("%cuobjdump", cuobjdump))
+    # cuobjdump -sass looks for nvdisasm on PATH or in NVDISASM_PATH.
+    config.environment["NVDISASM_PATH"] = os.path.dirname(nvdisasm)
 
 # A CUDA device: the GPU integration tests run only where one answers. The
 # GPU machine, which has no MLIR, runs the same checks through

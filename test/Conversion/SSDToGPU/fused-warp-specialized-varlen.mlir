@@ -1,13 +1,14 @@
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefix=AUTO
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu | FileCheck %s --check-prefixes=CHECK,AUTO
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=always" | FileCheck %s
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=never" | FileCheck %s --check-prefix=NEVER
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=always chip=sm_80" 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
 
 // Packed sequences (cu_seqlens, batch 1) with per-sequence initial
-// states: auto keeps the persistent kernel until the GPU suite has run the
-// warp-specialised kernels on them; always builds those, a block per
-// (piece, sequence, head, p-block).
-// AUTO: gpu.func @ssd_fused(
-// AUTO-NOT: gpu.func @ssd_warp_specialized
+// states: auto, like always, builds the warp-specialised kernels alone, a
+// block per (piece, sequence, head, p-block); never, the persistent kernel.
+// AUTO-NOT: gpu.func @ssd_fused(
+// NEVER: gpu.func @ssd_fused(
+// NEVER-NOT: gpu.func @ssd_warp_specialized
 // BAD-CHIP: warp-specialized=always, but the warp-specialised kernel cannot take the layer: it needs chip sm_90a
 
 // The chains are sequences x heads; the pieces' model takes the sequences'
@@ -102,7 +103,7 @@ func.func @packed(%x: tensor<1x?x8x64xbf16>, %dt: tensor<1x?x8xf32>, %A: tensor<
 // -----
 
 // Without initial states the sequences are cu_seqlens' s1 - 1.
-// AUTO: gpu.func @ssd_fused(
+// NEVER: gpu.func @ssd_fused(
 // CHECK: derived = {ws_chains = "(s1 - 1) * 8", ws_pieces = "min(min(min(min(min(min(min(((840 * ceildiv(ws_chains * 1, num_sms) + 420 * ceildiv(ws_chains * 0, 2 * num_sms)) / 1 + 187320 / max(ceildiv(L, max((s1 - 1), 1)), 1)) * 16 + 1,
 // CHECK-SAME: grid = ["(s1 - 1) * 8 * ws_pieces"], name = "ssd_warp_specialized"
 // CHECK-SAME: {dtype = "f32", name = "piece_decays", shape = ["s1 - 1", 8, "ws_pieces"]}
