@@ -159,8 +159,9 @@ static void addWarpSpecializedOptions(JsonValue &opts,
   if (options.warpSpecializedPublishedBuffers > 0)
     opts.add("warp_specialized_published_buffers",
              JsonValue::makeInteger(options.warpSpecializedPublishedBuffers));
-  if (options.warpSpecializedYInStage)
-    opts.add("warp_specialized_y_in_stage", JsonValue::makeBool(true));
+  if (!options.warpSpecializedY.empty())
+    opts.add("warp_specialized_y",
+             JsonValue::makeString(options.warpSpecializedY));
   if (options.warpSpecializedPanelMaps)
     opts.add("warp_specialized_panel_maps", JsonValue::makeBool(true));
 }

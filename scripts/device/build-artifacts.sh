@@ -24,9 +24,11 @@
 #                                      DIR.skipped), fused-ws-pieces: the same with
 #                                      every sequence in 3 pieces, fused-ws-f16state:
 #                                      with fp16 initial and final states,
-#                                      fused-ws-four and
-#                                      fused-ws-panels: their other layouts (four
-#                                      stages; C and B through panel maps; opt-in,
+#                                      fused-ws-three and
+#                                      fused-ws-panels: their other layouts (three
+#                                      stages, two published states, y in tiles of
+#                                      its own: the default before 4 stages; C and
+#                                      B through panel maps; opt-in,
 #                                      not built by default); the other fused
 #                                      variants pin the persistent kernel
 #                                      (--warp-specialized never); case, chunk
@@ -127,9 +129,9 @@ variant_flags() {
     fused-ws-pieces) echo "--strategy fused --warp-specialized always --warp-specialized-pieces 3" ;;
     fused-ws-f16state) echo "--strategy fused --warp-specialized always --state-dtype f16" ;;
     # The warp-specialised kernel's other layouts (not in the default list):
-    # four stages (one published state, y in the stages), C and B through
-    # panel maps.
-    fused-ws-four) echo "--strategy fused --warp-specialized always --warp-specialized-stages 4 --warp-specialized-published-buffers 1 --warp-specialized-y-in-stage" ;;
+    # three stages, two published states and y in tiles of its own (the
+    # default until 4 stages measured faster), C and B through panel maps.
+    fused-ws-three) echo "--strategy fused --warp-specialized always --warp-specialized-stages 3 --warp-specialized-published-buffers 2 --warp-specialized-y tiles" ;;
     fused-ws-panels) echo "--strategy fused --warp-specialized always --warp-specialized-panel-maps" ;;
   esac
 }

@@ -52,7 +52,8 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                    [--warp-specialized-pieces N]
                    [--warp-specialized-stages N]
                    [--warp-specialized-published-buffers N]
-                   [--warp-specialized-y-in-stage] [--warp-specialized-panel-maps]
+                   [--warp-specialized-y auto|stage|tiles]
+                   [--warp-specialized-panel-maps]
                    [--profile] -o DIR
 
 Compiles one SSD layer ahead of time and writes the artifact to DIR:
@@ -187,21 +188,22 @@ cl::opt<int64_t> warpSpecializedPieces(
 cl::opt<int64_t> warpSpecializedStages(
     "warp-specialized-stages",
     cl::desc("fused only: stages of the warp-specialised kernel's input "
-             "ring, 2 to 4 (default 3; four fit with one published state "
+             "ring, 2 to 4 (default 4; four fit with one published state "
              "buffer and y in the stages)"),
     cl::value_desc("N"), cl::cat(category));
 
 cl::opt<int64_t> warpSpecializedPublishedBuffers(
     "warp-specialized-published-buffers",
     cl::desc("fused only: buffers of the state the warp-specialised "
-             "kernel publishes for its outputs, 1 or 2 (default 2)"),
+             "kernel publishes for its outputs, 1 or 2 (default 1)"),
     cl::value_desc("N"), cl::cat(category));
 
-cl::opt<bool> warpSpecializedYInStage(
-    "warp-specialized-y-in-stage",
-    cl::desc("fused only: the warp-specialised kernel stages y in the "
-             "chunk's stage instead of tiles of its own"),
-    cl::cat(category));
+cl::opt<std::string> warpSpecializedY(
+    "warp-specialized-y",
+    cl::desc("fused only: where the warp-specialised kernel stages y: stage "
+             "(in the chunk's stage), tiles (of its own, 32 KB more shared "
+             "memory) or auto (default: stage)"),
+    cl::value_desc("auto|stage|tiles"), cl::cat(category));
 
 cl::opt<bool> warpSpecializedPanelMaps(
     "warp-specialized-panel-maps",
@@ -365,7 +367,13 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
              std::to_string(warpSpecializedPublishedBuffers) + "'";
     options.warpSpecializedPublishedBuffers = warpSpecializedPublishedBuffers;
   }
-  options.warpSpecializedYInStage = warpSpecializedYInStage;
+  if (given(warpSpecializedY)) {
+    if (warpSpecializedY != "auto" && warpSpecializedY != "stage" &&
+        warpSpecializedY != "tiles")
+      return "--warp-specialized-y: expected auto, stage or tiles, got '" +
+             warpSpecializedY + "'";
+    options.warpSpecializedY = warpSpecializedY;
+  }
   options.warpSpecializedPanelMaps = warpSpecializedPanelMaps;
   options.profile = profile;
   return std::nullopt;

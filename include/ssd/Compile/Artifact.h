@@ -54,12 +54,13 @@ struct CompileOptions {
   /// Pieces a sequence for the warp-specialised kernel (1 to 64); 0: the
   /// pipeline's default (chosen at launch).
   int64_t warpSpecializedPieces = 0;
-  /// The warp-specialised kernel's pipeline (0 and false: the pipeline's
-  /// defaults): stages of its input ring (2 to 4), published state buffers
-  /// (1 or 2), y staged in the stages, C and B through panel maps.
+  /// The warp-specialised kernel's pipeline (0, empty and false: the
+  /// pipeline's defaults): stages of its input ring (2 to 4), published
+  /// state buffers (1 or 2), where y is staged (stage or tiles), C and B
+  /// through panel maps.
   int64_t warpSpecializedStages = 0;
   int64_t warpSpecializedPublishedBuffers = 0;
-  bool warpSpecializedYInStage = false;
+  std::string warpSpecializedY;
   bool warpSpecializedPanelMaps = false;
   /// The fused kernel records its chain items' phase clocks in the
   /// `chain_profile` workspace (a diagnostic build; state-chain chunk).

@@ -56,7 +56,7 @@
 // The producer: a chunk whose rows in the sequence (length - 64 c) are
 // fewer than 64, the sequence's partial last chunk, lands on the
 // producer's own barrier (the landing ring's, memref<2xi64>), not the
-// stage's (the inputs ring's, memref<6xi64>).
+// stage's (the inputs ring's: 4 stages, memref<8xi64>).
 // CHECK: %[[CHUNKAT:.*]] = arith.muli %{{.*}}, %c64
 // CHECK-NEXT: %[[ROWS:.*]] = arith.subi %[[LEN]], %[[CHUNKAT]] : index
 // CHECK: %[[PARTIAL:.*]] = arith.cmpi slt, %[[ROWS]], %c64
@@ -82,11 +82,11 @@
 // CHECK: vector.store %{{.*}} : memref<2x64x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK-NEXT: }
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// CHECK: memref.extract_strided_metadata %{{.*}} : memref<6xi64, #gpu.address_space<workgroup>>
+// CHECK: memref.extract_strided_metadata %{{.*}} : memref<8xi64, #gpu.address_space<workgroup>>
 // CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK-NEXT: } else {
 // Whole chunks land on the stage's full barrier.
-// CHECK: memref.extract_strided_metadata %{{.*}} : memref<6xi64, #gpu.address_space<workgroup>>
+// CHECK: memref.extract_strided_metadata %{{.*}} : memref<8xi64, #gpu.address_space<workgroup>>
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c41984_i32
 // The state role enters from the sequence's initial state.
 // CHECK: vector.load %[[IS]][%[[SEQ]], %[[HEAD]],

@@ -9,9 +9,12 @@
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized=always chip=sm_80" 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-pieces=3" | FileCheck %s --check-prefix=PIECES3
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-pieces=65" 2>&1 | FileCheck %s --check-prefix=BAD-PIECES
-// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-stages=4 warp-specialized-published-buffers=1 warp-specialized-y-in-stage=true" | FileCheck %s --check-prefix=FOUR
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-stages=3 warp-specialized-published-buffers=2 warp-specialized-y=tiles" | FileCheck %s --check-prefix=THREE
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-stages=3" | FileCheck %s --check-prefix=THREE-STAGE
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-panel-maps=true" | FileCheck %s --check-prefix=PANELS
-// RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-stages=4" 2>&1 | FileCheck %s --check-prefix=BAD-FOUR
+// RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-y=tiles" 2>&1 | FileCheck %s --check-prefix=BAD-FOUR
+// RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-published-buffers=2" 2>&1 | FileCheck %s --check-prefix=BAD-FOUR-PUBLISHED
+// RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-y=somewhere" 2>&1 | FileCheck %s --check-prefix=BAD-Y
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-stages=5 warp-specialized=never" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-published-buffers=3" 2>&1 | FileCheck %s --check-prefix=BAD-PUBLISHED
 
@@ -31,10 +34,11 @@
 // per (piece, row, head): A, dt_bias, D, y, the final states and the
 // pieces' workspaces as memrefs, then the TMA maps of C, B, x (a chunk of
 // 64 rows by a 64-column panel, 128-byte swizzle) and dt (64 tokens by 4
-// heads, unswizzled), in 225360 bytes of dynamic shared memory (3
-// stages with the prep warps' scaled x and decays, the published states,
-// two y tiles an output warpgroup); every launch.
-// CHECK-SAME: {block = [512], grid = ["b * 80 * ws_pieces"], name = "ssd_warp_specialized", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "piece_states"}, {abi = "memref", kind = "workspace", name = "piece_decays"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "C"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 4], kind = "tma", swizzle = "none", tensor = "dt"}], shared_memory = 225360 : i64}]
+// heads, unswizzled), in 227456 bytes of dynamic shared memory (4
+// stages with the prep warps' scaled x and decays, y staged in a stage's
+// first C panel, one published state with two stages of barriers); every
+// launch.
+// CHECK-SAME: {block = [512], grid = ["b * 80 * ws_pieces"], name = "ssd_warp_specialized", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "workspace", name = "piece_states"}, {abi = "memref", kind = "workspace", name = "piece_decays"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "C"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 4], kind = "tma", swizzle = "none", tensor = "dt"}], shared_memory = 227456 : i64}]
 // No persistent kernel's workspaces: a state per piece but the last, a
 // decay per piece.
 // CHECK-SAME: workspaces = [{dtype = "f32", name = "piece_states", shape = ["b", 80, "ws_pieces - 1", 64, 128]}, {dtype = "f32", name = "piece_decays", shape = ["b", 80, "ws_pieces"]}]
@@ -104,23 +108,31 @@
 // PIECES3: grid = ["b * 80 * ws_pieces"], name = "ssd_warp_specialized"
 // BAD-PIECES: convert-ssd-fused-to-gpu: warp-specialized-pieces must be 0 (chosen at launch) to 64, got 65
 
-// The layout options: four stages beside one published state with y in
-// the stages take 227456 bytes (4 x 52224 + 16384 + alignment + 10
-// mbarrier pairs: the published buffer's two stages of barriers, one an
-// output warpgroup); the piece states' kernel keeps its own.
-// FOUR: shared_memory = 103472 : i64, when = "min(1, ws_pieces - 1)"
-// FOUR: name = "ssd_warp_specialized"
-// FOUR-SAME: shared_memory = 227456 : i64
+// The layout options. The default's four stages beside one published
+// state with y in the stages take 227456 bytes (4 x 52224 + 16384 +
+// alignment + 10 mbarrier pairs: the published buffer's two stages of
+// barriers, one an output warpgroup). Three stages, two published states
+// and y in tiles of its own (the default until the H100 rounds of
+// bench/NOTES-fused-gpu.md) take 225360; three stages alone keep the
+// default's one published state and y in the stages. The piece states'
+// kernel keeps its own.
+// THREE: shared_memory = 103472 : i64, when = "min(1, ws_pieces - 1)"
+// THREE: name = "ssd_warp_specialized"
+// THREE-SAME: shared_memory = 225360 : i64
+// THREE-STAGE: name = "ssd_warp_specialized"
+// THREE-STAGE-SAME: shared_memory = 175200 : i64
 // Panel maps: C and B as [row][panel][token][group][64] views, a box
 // bringing both panels (panel_dim 1), in both kernels; x and dt as before.
 // PANELS: name = "ssd_warp_specialized_piece_states"
 // PANELS-SAME: {box = [1, 64, 1, 64], kind = "tma", panel_dim = 1 : i64, swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}
 // PANELS: name = "ssd_warp_specialized"
 // PANELS-SAME: {box = [1, 64, 1, 64], kind = "tma", panel_dim = 1 : i64, swizzle = "128B", tensor = "C"}, {box = [1, 64, 1, 64], kind = "tma", panel_dim = 1 : i64, swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}
-// PANELS-SAME: shared_memory = 225360 : i64
+// PANELS-SAME: shared_memory = 227456 : i64
 // A layout that cannot be built is an error whatever the layer and
 // warp-specialized say.
-// BAD-FOUR: convert-ssd-fused-to-gpu: 4 stages, 2 published state buffers and y in tiles of its own need 277664 bytes of shared memory, over the 232448 a block may hold
+// BAD-FOUR: convert-ssd-fused-to-gpu: 4 stages, 1 published state buffer and y in tiles of its own need 261280 bytes of shared memory, over the 232448 a block may hold
+// BAD-FOUR-PUBLISHED: convert-ssd-fused-to-gpu: 4 stages, 2 published state buffers and y in the stages need 243872 bytes of shared memory, over the 232448 a block may hold
+// BAD-Y: convert-ssd-fused-to-gpu: warp-specialized-y must be 'auto', 'stage' or 'tiles', got 'somewhere'
 // BAD-STAGES: convert-ssd-fused-to-gpu: warp-specialized-stages must be 2 to 4, got 5
 // BAD-PUBLISHED: convert-ssd-fused-to-gpu: warp-specialized-published-buffers must be 1 or 2, got 3
 

@@ -189,19 +189,20 @@ def ConvertSSDFusedToGPU
     Option<"warpSpecializedStages", "warp-specialized-stages", "int64_t",
            /*default=*/"0",
            "Stages of the warp-specialised kernel's input ring, 2 to 4 (0, "
-           "the default: 3). Four fit in a block's shared memory with one "
+           "the default: 4). Four fit in a block's shared memory with one "
            "published state buffer and y in the stages">,
     Option<"warpSpecializedPublishedBuffers",
            "warp-specialized-published-buffers", "int64_t",
            /*default=*/"0",
            "Buffers of the state the warp-specialised kernel's state role "
-           "publishes for the outputs, 1 or 2 (0, the default: 2): with one "
+           "publishes for the outputs, 1 or 2 (0, the default: 1): with one "
            "it writes the next state once the outputs have read the last">,
-    Option<"warpSpecializedYInStage", "warp-specialized-y-in-stage", "bool",
-           /*default=*/"false",
-           "Stage the warp-specialised kernel's y in the chunk's first C "
-           "panel (the stage goes back once y is stored) instead of in "
-           "tiles of its own (32 KB more shared memory)">,
+    Option<"warpSpecializedY", "warp-specialized-y", "std::string",
+           /*default=*/"\"auto\"",
+           "Where the warp-specialised kernel stages y before its store: "
+           "`stage`, in the chunk's first C panel (the stage goes back once "
+           "y is stored); `tiles`, in tiles of its own (32 KB more shared "
+           "memory); `auto` (the default): `stage`">,
     Option<"warpSpecializedPanelMaps", "warp-specialized-panel-maps", "bool",
            /*default=*/"false",
            "Copy C and B in one TMA box each, through maps that read their "

@@ -70,12 +70,12 @@ struct FusedKernelOptions {
   std::string warpSpecialized = "auto";
   // Pieces a sequence the warp-specialised kernel takes (0: at launch).
   int64_t warpSpecializedPieces = 0;
-  // The warp-specialised kernel's pipeline (0 and false: its defaults):
-  // stages of the input ring, published state buffers, y staged in the
-  // stages, C and B through panel maps.
+  // The warp-specialised kernel's pipeline (0, auto and false: its
+  // defaults): stages of the input ring, published state buffers, where y
+  // is staged (stage, tiles), C and B through panel maps.
   int64_t warpSpecializedStages = 0;
   int64_t warpSpecializedPublishedBuffers = 0;
-  bool warpSpecializedYInStage = false;
+  std::string warpSpecializedY = "auto";
   bool warpSpecializedPanelMaps = false;
   int64_t foldLoadsAhead = 0;
 };

@@ -93,7 +93,9 @@ struct ConvertSSDFusedToGPUPass
       return signalPassFailure();
     }
     if (!isOneOf(module, "warp-specialized", warpSpecialized,
-                 {"auto", "always", "never"}))
+                 {"auto", "always", "never"}) ||
+        !isOneOf(module, "warp-specialized-y", warpSpecializedY,
+                 {"auto", "stage", "tiles"}))
       return signalPassFailure();
     if (warpSpecializedPieces < 0 || warpSpecializedPieces > 64) {
       module.emitError() << "convert-ssd-fused-to-gpu: warp-specialized-pieces "
@@ -103,7 +105,10 @@ struct ConvertSSDFusedToGPUPass
     }
     warp_specialized::LayerLayout layout{
         warpSpecializedStages, warpSpecializedPublishedBuffers,
-        warpSpecializedYInStage, warpSpecializedPanelMaps};
+        warpSpecializedY == "auto"
+            ? std::nullopt
+            : std::optional<bool>(warpSpecializedY == "stage"),
+        warpSpecializedPanelMaps};
     if (std::string problem = warp_specialized::unsupportedLayout(layout);
         !problem.empty()) {
       module.emitError() << "convert-ssd-fused-to-gpu: " << problem;

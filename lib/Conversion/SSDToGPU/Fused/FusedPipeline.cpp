@@ -83,18 +83,19 @@ struct FusedPipelineCLOptions
   Option<int64_t> warpSpecializedStages{
       *this, "warp-specialized-stages",
       llvm::cl::desc("Stages of the warp-specialised kernel's input ring, 2 "
-                     "to 4; 0 (the default): 3"),
+                     "to 4; 0 (the default): 4"),
       llvm::cl::init(0)};
   Option<int64_t> warpSpecializedPublishedBuffers{
       *this, "warp-specialized-published-buffers",
       llvm::cl::desc("Published state buffers of the warp-specialised "
-                     "kernel, 1 or 2; 0 (the default): 2"),
+                     "kernel, 1 or 2; 0 (the default): 1"),
       llvm::cl::init(0)};
-  Option<bool> warpSpecializedYInStage{
-      *this, "warp-specialized-y-in-stage",
-      llvm::cl::desc("Stage the warp-specialised kernel's y in the chunk's "
-                     "stage instead of tiles of its own"),
-      llvm::cl::init(false)};
+  Option<std::string> warpSpecializedY{
+      *this, "warp-specialized-y",
+      llvm::cl::desc("Where the warp-specialised kernel stages y: stage (in "
+                     "the chunk's stage), tiles (of its own) or auto (the "
+                     "default: stage)"),
+      llvm::cl::init("auto")};
   Option<bool> warpSpecializedPanelMaps{
       *this, "warp-specialized-panel-maps",
       llvm::cl::desc("Copy C and B in one TMA box each through panel maps"),
@@ -120,7 +121,7 @@ struct FusedPipelineCLOptions
     kernel.warpSpecializedPieces = warpSpecializedPieces;
     kernel.warpSpecializedStages = warpSpecializedStages;
     kernel.warpSpecializedPublishedBuffers = warpSpecializedPublishedBuffers;
-    kernel.warpSpecializedYInStage = warpSpecializedYInStage;
+    kernel.warpSpecializedY = warpSpecializedY;
     kernel.warpSpecializedPanelMaps = warpSpecializedPanelMaps;
     return kernel;
   }
@@ -152,7 +153,7 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.warpSpecializedStages = kernel.warpSpecializedStages;
   convert.warpSpecializedPublishedBuffers =
       kernel.warpSpecializedPublishedBuffers;
-  convert.warpSpecializedYInStage = kernel.warpSpecializedYInStage;
+  convert.warpSpecializedY = kernel.warpSpecializedY;
   convert.warpSpecializedPanelMaps = kernel.warpSpecializedPanelMaps;
   pm.addPass(createConvertSSDFusedToGPU(convert));
   buildGPUKernelsToBinary(pm, options);

@@ -25,10 +25,15 @@ namespace warp_specialized {
 
 namespace {
 
-/// The pipeline the layer's kernel takes by default: 3 stages and two
-/// output warpgroups, measured fastest of (2, 1), (2, 2), (3, 2) at b8
-/// L=16K on the H100 (bench/NOTES-fused-gpu.md).
-constexpr int64_t kLayerStages = 3, kLayerOutputGroups = 2;
+/// The pipeline the layer's kernel takes by default: 4 stages, one
+/// published state buffer, y in the stages and two output warpgroups.
+/// Against 3 stages, two buffers and y in tiles of its own it was 2-7%
+/// faster at b1 2K and 16K, b8 16K and packed 8 x 2K and 8 x 16K, and even
+/// (+1%, inside the rounds' spread) at b1 128K on the H100
+/// (bench/NOTES-fused-gpu.md).
+constexpr int64_t kLayerStages = 4, kLayerPublishedBuffers = 1,
+                  kLayerOutputGroups = 2;
+constexpr bool kLayerYInStage = true;
 
 /// The kernel's Shape for `layout` (defaults where it gives none); the
 /// layer's sizes are left zero without `p`.
@@ -43,9 +48,9 @@ Shape layerShape(const LayerLayout &layout, const SSDProblem *p = nullptr) {
   }
   s.stages = layout.stages ? layout.stages : kLayerStages;
   s.outputGroups = kLayerOutputGroups;
-  if (layout.publishedBuffers)
-    s.publishedBuffers = layout.publishedBuffers;
-  s.yInStage = layout.yInStage;
+  s.publishedBuffers = layout.publishedBuffers ? layout.publishedBuffers
+                                               : kLayerPublishedBuffers;
+  s.yInStage = layout.yInStage.value_or(kLayerYInStage);
   s.panelMaps = layout.panelMaps;
   return s;
 }

@@ -15,6 +15,8 @@
 
 #include "ssd/Conversion/SSDToGPU/Pipeline.h"
 
+#include <optional>
+
 namespace ssd {
 namespace gpu_lowering {
 namespace warp_specialized {
@@ -36,13 +38,13 @@ inline constexpr int64_t kMaxPieces = 8;
 inline constexpr int64_t kPieceWaveCostPercent = 50;
 inline constexpr int64_t kPieceCostTokens = 223;
 
-/// The layer kernel's pipeline as the pass options give it; zeros and
-/// falses take the layer's defaults (3 stages, two published state
-/// buffers, y in tiles of its own, a copy a panel).
+/// The layer kernel's pipeline as the pass options give it; zeros, no
+/// value and false take the layer's defaults (4 stages, one published
+/// state buffer, y in the stages, a copy a panel).
 struct LayerLayout {
   int64_t stages = 0;
   int64_t publishedBuffers = 0;
-  bool yInStage = false;
+  std::optional<bool> yInStage;
   bool panelMaps = false;
 };
 
