@@ -24,8 +24,11 @@ with "error"):
   jax-linear-attention-vscale
                           jla.ops.mosaic_gpu.scalar_gate.run with v_scale=dt: the
                           same kernel forming dt*x inside (jla's inference path)
-  fused / unfused         this project's artifacts (<layer prefix>-<strategy>-q<Q>-bf16,
-                          mamba2-... for the default layer)
+  default / fused / unfused
+                          this project's artifacts (<layer prefix>-<strategy>-q<Q>-bf16,
+                          mamba2-... for the default layer): default is the
+                          compiler's own choices (the warp-specialised kernels),
+                          fused the persistent kernel, unfused the five kernels
                           through bench/ssd-bench, built here (runtime only)
 
 Time: device time per call. torch anchors: one CUDA graph per input set,
@@ -96,7 +99,7 @@ HOW = {
     "jla-vscale": "softplus(dt + dt_bias) + jla.ops.mosaic_gpu.scalar_gate.run(v_scale=dt, output_final_state): "
                   "dt x formed in the kernel, + D x in XLA; fp32 state",
 }
-PROJECT = ("fused", "unfused")
+PROJECT = ("default", "fused", "unfused")
 ROTATE_BYTES = 256e6  # as ssd-bench: rotate input sets until well beyond L2
 MAX_SETS = 8
 T0 = time.time()

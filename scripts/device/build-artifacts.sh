@@ -114,6 +114,9 @@ variant_flags() {
   # warp-specialised kernels take gets those alone (fused-ws, fused-ws-pieces).
   local persistent="--strategy fused --warp-specialized never"
   case $1 in
+    # The compiler's own choices: what a caller of the defaults runs (the
+    # warp-specialised kernels where they apply, else the persistent one).
+    default) echo "--strategy fused" ;;
     unfused) echo "--strategy unfused" ;;
     fused) echo "$persistent" ;;
     fused-segment) echo "$persistent --state-chain segment" ;;
@@ -252,9 +255,13 @@ done
 # The benchmark layers (docs TARGETS.md), bf16 x/B/C, dt_softplus with dt_bias,
 # D per head: the Mamba-2 2.7B layer (h=80 p=64 n=128 g=1) and the Granite 4.0
 # H layers (bench/anchors/run_anchors.py --layer names them the same way).
+# Beside the variants, always the compiler's defaults (`default`), the
+# kernel the anchors' comparison and the suite's benchmark are about.
+layer_variants=default
+for variant in $variants; do [ "$variant" = default ] || layer_variants="$layer_variants $variant"; done
 for layer in mamba2:80:64 granite-h-small:128:64 granite-h-tiny:48:64 granite-h-350m:48:32; do
   IFS=: read -r prefix heads headdim <<<"$layer"
-  for variant in $variants; do
+  for variant in $layer_variants; do
     for q in 128 256; do
       compile_one "$variant" "$out/$prefix-$variant-q$q-bf16" --nheads "$heads" --headdim "$headdim" \
         --dstate 128 --ngroups 1 --features D,dt_bias,softplus --chunk-size "$q" --dtype bf16

@@ -196,7 +196,7 @@ done
 # Long sequence: int32 index overflow and the state chain at 512K tokens.
 # '+' (as in abc1234+dirty) is not allowed in the result file names.
 long_runs=()
-for variant in unfused fused fused-cp-async fused-ws; do
+for variant in default unfused fused fused-cp-async fused-ws; do
   [ -d "$art/mamba2-$variant-q128-bf16" ] && long_runs+=(--run "$art/mamba2-$variant-q128-bf16:1:524288")
 done
 run_step long-512k timeout 300 "$build/bin/ssd-bench" "${long_runs[@]}" \
@@ -349,7 +349,7 @@ run_step synccheck-fused timeout 300 "$sanitizer" --tool synccheck --error-exitc
 if [ "${SSD_SUITE_BENCH:-1}" != 0 ]; then
   mkdir -p "$res/bench"
   runs=()
-  for variant in unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-cluster; do
+  for variant in default unfused fused fused-segment fused-f16state fused-wgmma fused-cp-async fused-lookback fused-cluster; do
     for q in 128 256; do
       [ -d "$art/mamba2-$variant-q$q-bf16" ] || continue
       for bl in 1:2048 1:16384 1:131072 8:16384; do runs+=(--run "$art/mamba2-$variant-q$q-bf16:$bl"); done
