@@ -213,9 +213,9 @@ mkdir -p "$extra"
   --batch 1 --seqlen 1100 --nheads 4 --headdim 64 --dstate 128 --ngroups 1 \
   --features D,dt_bias,softplus,initial_states --seed 14 ||
   { echo "FAIL: x08_long_warp_specialized"; status=1; }
-# x09_varlen_warp_specialized: packed sequences the warp-specialised kernel
-# takes (fused-ws: --warp-specialized always; auto keeps the persistent
-# kernel for varlen): lengths 100, 0, 63, 537 and 400, so that a sequence is
+# x09_varlen_warp_specialized: packed sequences the warp-specialised kernels
+# take (fused-ws: --warp-specialized always, as auto gives them; the other
+# fused variants pin the persistent kernel): lengths 100, 0, 63, 537 and 400, so that a sequence is
 # empty, one is shorter than a chunk, and the partial last chunks' boxes
 # read the next sequence's tokens; per-sequence initial states, two groups.
 "$build/bin/ssd-make-case" -o "$extra/x09_varlen_warp_specialized" --name x09_varlen_warp_specialized \
