@@ -92,6 +92,10 @@ static std::vector<int64_t> shapeOf(const rt::Manifest &m,
   return {h}; // A, D, dt_bias
 }
 
+bool ssd::bench::packsSequences(const rt::Manifest &m) {
+  return m.findTensor("cu_seqlens") != nullptr;
+}
+
 Expected<DeviceProblem> ssd::bench::makeDeviceProblem(const rt::Manifest &m,
                                                       int64_t batch,
                                                       int64_t seqlen,
@@ -102,10 +106,14 @@ Expected<DeviceProblem> ssd::bench::makeDeviceProblem(const rt::Manifest &m,
   // (cu_seqlens 0, L, 2L, ..., bL). Every token keeps the flat index it has
   // in the batched problem, so the inputs, the outputs' memory and the
   // check are the batched problem's: varlen and batched layers time alike.
-  bool packed = m.findTensor("cu_seqlens") != nullptr;
+  bool packed = packsSequences(m);
   if (packed && m.findTensor("seq_idx"))
     return Status::error("the benchmark does not generate seq_idx with "
                          "cu_seqlens");
+  if (packed && batch * seqlen > INT32_MAX)
+    return Status::error("cu_seqlens: " + std::to_string(batch) +
+                         " sequences of " + std::to_string(seqlen) +
+                         " tokens overflow i32");
   for (const rt::TensorSpec &t : m.tensors) {
     std::vector<int64_t> shape = shapeOf(m, t.name, batch, seqlen, packed);
     if (t.name == "cu_seqlens") {
@@ -113,13 +121,8 @@ Expected<DeviceProblem> ssd::bench::makeDeviceProblem(const rt::Manifest &m,
         return Status::error("cu_seqlens: expected i32, the manifest says " +
                              std::string(rt::dtypeName(t.dtype)));
       std::vector<int32_t> starts(size_t(batch) + 1);
-      for (int64_t s = 0; s <= batch; ++s) {
-        if (s * seqlen > INT32_MAX)
-          return Status::error("cu_seqlens: " + std::to_string(batch) +
-                               " sequences of " + std::to_string(seqlen) +
-                               " tokens overflow i32");
+      for (int64_t s = 0; s <= batch; ++s)
         starts[size_t(s)] = static_cast<int32_t>(s * seqlen);
-      }
       Expected<rt::DeviceBuffer> buffer =
           rt::DeviceBuffer::allocate(starts.size() * sizeof(int32_t));
       if (!buffer.ok())

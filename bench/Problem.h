@@ -23,6 +23,10 @@ namespace ssd::bench {
 /// The value of input `name` at flat index `i` (before dtype rounding).
 float inputValue(const std::string &name, uint64_t seed, uint64_t i);
 
+/// Whether the artifact's layer takes packed sequences (cu_seqlens): its
+/// problem at (b, L) is b sequences of L tokens packed into one row.
+bool packsSequences(const rt::Manifest &m);
+
 /// One set of device tensors for an artifact at batch b, length L.
 struct DeviceProblem {
   std::map<std::string, rt::DeviceBuffer> buffers;

@@ -450,8 +450,7 @@ Expected<std::string> finish(Prepared &p, const Options &o) {
       << ", \"artifact\": "
       << jsonString(run.artifact.substr(run.artifact.find_last_of('/') + 1))
       << ", \"batch\": " << run.batch << ", \"seqlen\": " << run.seqlen
-      << ", \"packed_sequences\": "
-      << (m.findTensor("cu_seqlens") ? "true" : "false")
+      << ", \"packed_sequences\": " << (packsSequences(m) ? "true" : "false")
       << ", \"nheads\": " << k.nheads << ", \"headdim\": " << k.headdim
       << ", \"dstate\": " << k.dstate << ", \"ngroups\": " << k.ngroups
       << ", \"chunk_size\": " << k.chunkSize
