@@ -159,6 +159,9 @@ static void addWarpSpecializedOptions(JsonValue &opts,
   if (options.warpSpecializedPublishedBuffers > 0)
     opts.add("warp_specialized_published_buffers",
              JsonValue::makeInteger(options.warpSpecializedPublishedBuffers));
+  if (options.warpSpecializedPieceHeads > 0)
+    opts.add("warp_specialized_piece_heads",
+             JsonValue::makeInteger(options.warpSpecializedPieceHeads));
   if (!options.warpSpecializedY.empty())
     opts.add("warp_specialized_y",
              JsonValue::makeString(options.warpSpecializedY));

@@ -52,6 +52,7 @@ usage: ssd-compile (FILE.mlir | --nheads H --headdim P --dstate N --ngroups G
                    [--warp-specialized-pieces N]
                    [--warp-specialized-stages N]
                    [--warp-specialized-published-buffers N]
+                   [--warp-specialized-piece-heads N]
                    [--warp-specialized-y auto|stage|tiles]
                    [--warp-specialized-panel-maps]
                    [--profile] -o DIR
@@ -196,6 +197,13 @@ cl::opt<int64_t> warpSpecializedPublishedBuffers(
     "warp-specialized-published-buffers",
     cl::desc("fused only: buffers of the state the warp-specialised "
              "kernel publishes for its outputs, 1 or 2 (default 1)"),
+    cl::value_desc("N"), cl::cat(category));
+
+cl::opt<int64_t> warpSpecializedPieceHeads(
+    "warp-specialized-piece-heads",
+    cl::desc("fused only: heads a block of the warp-specialised piece "
+             "states' kernel walks over one copy of B, 1, 2 or 4, dividing "
+             "a group's heads (default: 4 where they divide, else 2 or 1)"),
     cl::value_desc("N"), cl::cat(category));
 
 cl::opt<std::string> warpSpecializedY(
@@ -366,6 +374,13 @@ std::optional<std::string> readCompileFlags(CompileOptions &options) {
       return "--warp-specialized-published-buffers: expected 1 or 2, got '" +
              std::to_string(warpSpecializedPublishedBuffers) + "'";
     options.warpSpecializedPublishedBuffers = warpSpecializedPublishedBuffers;
+  }
+  if (given(warpSpecializedPieceHeads)) {
+    if (warpSpecializedPieceHeads != 1 && warpSpecializedPieceHeads != 2 &&
+        warpSpecializedPieceHeads != 4)
+      return "--warp-specialized-piece-heads: expected 1, 2 or 4, got '" +
+             std::to_string(warpSpecializedPieceHeads) + "'";
+    options.warpSpecializedPieceHeads = warpSpecializedPieceHeads;
   }
   if (given(warpSpecializedY)) {
     if (warpSpecializedY != "auto" && warpSpecializedY != "stage" &&

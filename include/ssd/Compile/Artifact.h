@@ -60,6 +60,9 @@ struct CompileOptions {
   /// through panel maps.
   int64_t warpSpecializedStages = 0;
   int64_t warpSpecializedPublishedBuffers = 0;
+  /// Heads a block of the piece states' kernel walks (1, 2 or 4; 0: the
+  /// layer's choice).
+  int64_t warpSpecializedPieceHeads = 0;
   std::string warpSpecializedY;
   bool warpSpecializedPanelMaps = false;
   /// The fused kernel records its chain items' phase clocks in the

@@ -92,6 +92,10 @@ inline constexpr int64_t kMaxDState = 256;
 /// The dynamic shared memory one block may hold on sm_90 (227 KB, with the
 /// opt-in attribute the runtime sets).
 inline constexpr int64_t kMaxSharedBytesPerBlock = 232448;
+/// Shared memory of a SM on sm_90 (228 KB), of which the driver reserves 1
+/// KB a resident block: blocks that share a SM divide the rest.
+inline constexpr int64_t kMaxSharedBytesPerSM = 233472,
+                         kReservedSharedBytes = 1024;
 /// The most heads: a kernel grid dimension holds the heads alone (CUDA's
 /// limit on grid y and z), and larger counts overflow the workspace sizes.
 inline constexpr int64_t kMaxHeads = 65535;

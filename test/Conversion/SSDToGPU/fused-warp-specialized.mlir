@@ -17,6 +17,9 @@
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-y=somewhere" 2>&1 | FileCheck %s --check-prefix=BAD-Y
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-stages=5 warp-specialized=never" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-published-buffers=3" 2>&1 | FileCheck %s --check-prefix=BAD-PUBLISHED
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-piece-heads=4" | FileCheck %s --check-prefix=HEADS4
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-piece-heads=2" | FileCheck %s --check-prefix=HEADS2
+// RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-piece-heads=3 warp-specialized=never" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS
 
 // The Mamba-2 2.7B layer (80 heads, headdim 64, dstate 128, bf16, D,
 // dt_bias, softplus) with a dynamic batch: by default (auto) the module
@@ -135,6 +138,61 @@
 // BAD-Y: convert-ssd-fused-to-gpu: warp-specialized-y must be 'auto', 'stage' or 'tiles', got 'somewhere'
 // BAD-STAGES: convert-ssd-fused-to-gpu: warp-specialized-stages must be 2 to 4, got 5
 // BAD-PUBLISHED: convert-ssd-fused-to-gpu: warp-specialized-published-buffers must be 1 or 2, got 3
+
+// warp-specialized-piece-heads: the piece states' blocks walk that many
+// heads of a group, a state warpgroup each, over one copy of B a chunk.
+// Four: 544 threads (four state warpgroups and the producer warp) per
+// (piece but the last, row, four heads), one block a SM with 4 stages of
+// 50176 bytes (B, x a panel a head, dt); the pieces' model counts its
+// waves at 672/840ths of an SSD wave. Two: 288 threads, two blocks a SM of
+// 3 stages of 34816 bytes.
+// HEADS4: ceildiv(ws_chains * 1, num_sms) + 672 * ceildiv(b * 20 * 0, num_sms)) / 1
+// HEADS4-SAME: ceildiv(ws_chains * 8, num_sms) + 672 * ceildiv(b * 20 * 7, num_sms)) / 8
+// HEADS4: kernels = [{block = [544], grid = ["b * 20 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states"
+// HEADS4-SAME: shared_memory = 201776 : i64, when = "min(1, ws_pieces - 1)"}
+// The kernel: one block a SM; its input ring's stages go back once all
+// four warpgroups (512 threads) release them.
+// HEADS4: gpu.func @ssd_warp_specialized_piece_states(%{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %[[PY:.*]]: memref<?x?x80x64xbf16>, %[[PSTATES:.*]]: memref<?x80x?x64x128xf32>, %[[PDECAYS:.*]]: memref<?x80x?xf32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
+// HEADS4-SAME: known_block_size = array<i32: 544, 1, 1>, nvvm.minctasm = 1 : i32
+// HEADS4: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}}
+// HEADS4: nvvm.mbarrier.init %{{.*}}, %c512_i32{{.*}}
+// HEADS4: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}}
+// HEADS4: nvvm.mbarrier.init %{{.*}}, %c512_i32{{.*}}
+// HEADS4: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}}
+// HEADS4: nvvm.mbarrier.init %{{.*}}, %c512_i32{{.*}}
+// HEADS4: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}}
+// HEADS4: nvvm.mbarrier.init %{{.*}}, %c512_i32{{.*}}
+// HEADS4-NOT: nvvm.mbarrier.init
+// HEADS4: gpu.barrier
+// The block's piece: block / (b x 20); its first head 4 (block % 20).
+// HEADS4: %[[PB:.*]] = memref.dim %[[PY]], %c0
+// HEADS4: %[[PCHAINS:.*]] = arith.muli %[[PB]], %c20
+// HEADS4: %[[PPIECE:.*]] = arith.divui %block_id_x, %[[PCHAINS]]
+// HEADS4: arith.muli %{{.*}}, %c4
+// Warpgroup w walks head 4 (block % 20) + w behind barrier 1 + w, each
+// storing its own head's state and decay.
+// HEADS4: nvvm.barrier id = %c1_i32{{.*}} number_of_threads = %c128_i32{{.*}}
+// HEADS4: vector.store %{{.*}}, %[[PSTATES]][%{{.*}}, %{{.*}}, %[[PPIECE]], %{{.*}}, %{{.*}}]
+// HEADS4: memref.store %{{.*}}, %[[PDECAYS]][%{{.*}}, %{{.*}}, %[[PPIECE]]] : memref<?x80x?xf32>
+// HEADS4: nvvm.barrier id = %c2_i32{{.*}} number_of_threads = %c128_i32{{.*}}
+// HEADS4: nvvm.barrier id = %c3_i32{{.*}} number_of_threads = %c128_i32{{.*}}
+// HEADS4: nvvm.barrier id = %c4_i32{{.*}} number_of_threads = %c128_i32{{.*}}
+// HEADS4: memref.store %{{.*}}, %[[PDECAYS]][%{{.*}}, %{{.*}}, %[[PPIECE]]] : memref<?x80x?xf32>
+// The producer (thread 512): per chunk the stage's 50176 bytes announced,
+// B's two boxes, x's of the four heads, then dt's box.
+// HEADS4: arith.cmpi eq, %{{.*}}, %c512
+// HEADS4: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c50176_i32
+// HEADS4-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg5,
+// HEADS4-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg6,
+// HEADS4-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg6,
+// HEADS4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg7,
+// HEADS4: gpu.func @ssd_warp_specialized(
+// HEADS2: ceildiv(ws_chains * 7, num_sms) + 672 * ceildiv(b * 40 * 6, 2 * num_sms)) / 7
+// HEADS2: block = [288], grid = ["b * 40 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states"
+// HEADS2-SAME: shared_memory = 102432 : i64, when = "min(1, ws_pieces - 1)"}
+// HEADS2: gpu.func @ssd_warp_specialized_piece_states(
+// HEADS2-SAME: known_block_size = array<i32: 288, 1, 1>, nvvm.minctasm = 2 : i32
+// BAD-HEADS: convert-ssd-fused-to-gpu: warp-specialized-piece-heads must be 1, 2 or 4, got 3
 
 // ALWAYS-NOT: gpu.func @ssd_fused
 // ALWAYS: name = "ssd_warp_specialized"

@@ -197,6 +197,11 @@ def ConvertSSDFusedToGPU
            "Buffers of the state the warp-specialised kernel's state role "
            "publishes for the outputs, 1 or 2 (0, the default: 1): with one "
            "it writes the next state once the outputs have read the last">,
+    Option<"warpSpecializedPieceHeads", "warp-specialized-piece-heads",
+           "int64_t", /*default=*/"0",
+           "Heads a block of the piece states' kernel walks over one copy "
+           "of B, a warpgroup each: 1, 2 or 4, dividing a group's heads (0, "
+           "the default: 4 where they divide, else 2 or 1)">,
     Option<"warpSpecializedY", "warp-specialized-y", "std::string",
            /*default=*/"\"auto\"",
            "Where the warp-specialised kernel stages y before its store: "

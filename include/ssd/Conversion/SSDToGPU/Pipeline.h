@@ -75,6 +75,8 @@ struct FusedKernelOptions {
   // is staged (stage, tiles), C and B through panel maps.
   int64_t warpSpecializedStages = 0;
   int64_t warpSpecializedPublishedBuffers = 0;
+  // Heads a piece-states block walks (0: the layer's choice).
+  int64_t warpSpecializedPieceHeads = 0;
   std::string warpSpecializedY = "auto";
   bool warpSpecializedPanelMaps = false;
   int64_t foldLoadsAhead = 0;

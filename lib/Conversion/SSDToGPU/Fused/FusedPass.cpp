@@ -108,7 +108,7 @@ struct ConvertSSDFusedToGPUPass
         warpSpecializedY == "auto"
             ? std::nullopt
             : std::optional<bool>(warpSpecializedY == "stage"),
-        warpSpecializedPanelMaps};
+        warpSpecializedPanelMaps, warpSpecializedPieceHeads};
     if (std::string problem = warp_specialized::unsupportedLayout(layout);
         !problem.empty()) {
       module.emitError() << "convert-ssd-fused-to-gpu: " << problem;
@@ -168,6 +168,12 @@ struct ConvertSSDFusedToGPUPass
     // 16K on the H100 (bench/NOTES-fused-gpu.md).
     bool asked = warpSpecialized != "never";
     bool warpSpecializedOnly = asked && !profile && wsUnsupported.empty();
+    if (std::string why =
+            warp_specialized::unsupportedPieceHeads(plan->p, layout);
+        warpSpecializedOnly && !why.empty()) {
+      module.emitError() << "convert-ssd-fused-to-gpu: " << why;
+      return signalPassFailure();
+    }
 
     MLIRContext *ctx = &getContext();
     ImplicitLocOpBuilder b(plan->p.func.getLoc(), ctx);
@@ -181,7 +187,8 @@ struct ConvertSSDFusedToGPUPass
                      [](const BufferSpec &s) { return s.isWorkspace; });
       plan->zeroInit.clear();
       plan->p.derived.clear();
-      warp_specialized::addPieceWorkspaces(plan->p, warpSpecializedPieces);
+      warp_specialized::addPieceWorkspaces(plan->p, warpSpecializedPieces,
+                                           layout);
       kernels =
           warp_specialized::buildLayerKernels(b, gpuModule, plan->p, layout);
     } else {

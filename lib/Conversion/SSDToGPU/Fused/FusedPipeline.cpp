@@ -90,6 +90,12 @@ struct FusedPipelineCLOptions
       llvm::cl::desc("Published state buffers of the warp-specialised "
                      "kernel, 1 or 2; 0 (the default): 1"),
       llvm::cl::init(0)};
+  Option<int64_t> warpSpecializedPieceHeads{
+      *this, "warp-specialized-piece-heads",
+      llvm::cl::desc("Heads a piece-states block of the warp-specialised "
+                     "kernels walks, 1, 2 or 4; 0 (the default): 4 where "
+                     "a group's heads divide, else 2 or 1"),
+      llvm::cl::init(0)};
   Option<std::string> warpSpecializedY{
       *this, "warp-specialized-y",
       llvm::cl::desc("Where the warp-specialised kernel stages y: stage (in "
@@ -121,6 +127,7 @@ struct FusedPipelineCLOptions
     kernel.warpSpecializedPieces = warpSpecializedPieces;
     kernel.warpSpecializedStages = warpSpecializedStages;
     kernel.warpSpecializedPublishedBuffers = warpSpecializedPublishedBuffers;
+    kernel.warpSpecializedPieceHeads = warpSpecializedPieceHeads;
     kernel.warpSpecializedY = warpSpecializedY;
     kernel.warpSpecializedPanelMaps = warpSpecializedPanelMaps;
     return kernel;
@@ -153,6 +160,7 @@ void ssd::buildGPUFusedPipeline(OpPassManager &pm,
   convert.warpSpecializedStages = kernel.warpSpecializedStages;
   convert.warpSpecializedPublishedBuffers =
       kernel.warpSpecializedPublishedBuffers;
+  convert.warpSpecializedPieceHeads = kernel.warpSpecializedPieceHeads;
   convert.warpSpecializedY = kernel.warpSpecializedY;
   convert.warpSpecializedPanelMaps = kernel.warpSpecializedPanelMaps;
   pm.addPass(createConvertSSDFusedToGPU(convert));

@@ -76,20 +76,37 @@ constexpr StageLayout kSSDStage = {
     kSSDCopyBytes,
     alignedToSwizzle(alignedToSwizzle(kSSDCopyBytes) + kPanelBytes +
                      prepared::kBytes)};
-/// The piece states' stage: B, x and dt.
-constexpr StageLayout kPieceStage = {
-    -1,
-    0,
-    2 * kPanelBytes,
-    3 * kPanelBytes,
-    -1,
-    -1,
-    3 * kPanelBytes + kDtBoxBytes,
-    alignedToSwizzle(3 * kPanelBytes + kDtBoxBytes)};
-/// The piece-states kernel: one state warpgroup and one producer warp,
-/// `kPieceStages` stages (two blocks fit a SM).
-constexpr int64_t kPieceStages = 4;
-constexpr int64_t kPieceThreads = kGroupThreads + 32;
+/// The piece states' stage for `heads` heads a block: B (two panels), x
+/// (a panel a head, head w at x + w * kPanelBytes) and dt.
+constexpr StageLayout pieceStage(int64_t heads) {
+  return {-1,
+          0,
+          2 * kPanelBytes,
+          (2 + heads) * kPanelBytes,
+          -1,
+          -1,
+          (2 + heads) * kPanelBytes + kDtBoxBytes,
+          alignedToSwizzle((2 + heads) * kPanelBytes + kDtBoxBytes)};
+}
+/// The piece-states kernel's blocks a SM: two of one or two heads, one of
+/// four (four state warpgroups a SM either way but with one head); each
+/// with as many stages as fit its share of the SM's shared memory, up to
+/// kMaxPieceStages: 4 of 26 KB with one head, 3 of 34 KB with two, 4 of
+/// 49 KB with four.
+constexpr int64_t kMaxPieceStages = 8;
+constexpr int64_t pieceBlocksPerSM(int64_t heads) { return heads <= 2 ? 2 : 1; }
+constexpr int64_t pieceStages(int64_t heads) {
+  // The mbarriers, the landing ring's and the arena's alignment slack fit
+  // in the last 2 KB.
+  int64_t fit = (kMaxSharedBytesPerSM / pieceBlocksPerSM(heads) -
+                 kReservedSharedBytes - 2048) /
+                pieceStage(heads).bytes;
+  return fit < kMaxPieceStages ? fit : kMaxPieceStages;
+}
+/// A state warpgroup a head and one producer warp.
+constexpr int64_t pieceThreads(int64_t heads) {
+  return heads * kGroupThreads + 32;
+}
 /// The published state: 64 rows (p) of 128 bf16 (n), two panels; a ring
 /// of Shape::publishedBuffers buffers.
 constexpr int64_t kPublishedBytes = 2 * kPanelBytes;

@@ -2,7 +2,9 @@
 //
 // The piece states' kernel (WarpSpecializedSSD.h): each piece but the last
 // walked from its last chunk to its first into its state from zero and its
-// decay, x scaled in place and (w x)^T B from shared memory.
+// decay, x scaled in place and (w x)^T B from shared memory; a block walks
+// Shape::pieceHeads heads of one group at once, a warpgroup each, over
+// one copy of their B.
 //
 //===----------------------------------------------------------------------===//
 #include "RoleBuilder.h"
@@ -22,32 +24,36 @@ namespace gpu_lowering {
 namespace warp_specialized {
 
 void RoleBuilder::scaleXRow(Value base, Value row, Value col, int64_t pieces,
-                            Value w, int64_t to) {
+                            Value w, int64_t from, int64_t to) {
   auto wide = VectorType::get({8}, e.b.getF32Type());
   auto narrow = VectorType::get({8}, e.b.getBF16Type());
   Value wVec = vector::BroadcastOp::create(e.b, wide, w);
-  Value from = panels(base, layout.x, 1);
-  Value into = to == layout.x ? from : panels(base, to, 1);
+  Value fromView = panels(base, from, 1);
+  Value into = to == from ? fromView : panels(base, to, 1);
   for (int64_t u = 0; u < pieces; ++u) {
     SmallVector<Value> idx = swizzled128At(e, row, e.add(col, e.idx(8 * u)));
     SmallVector<Value> at = {idx[0], idx[1], idx[2]};
-    Value x = arith::ExtFOp::create(e.b, wide, e.loadVector(from, at, 8));
+    Value x = arith::ExtFOp::create(e.b, wide, e.loadVector(fromView, at, 8));
     e.storeVector(arith::TruncFOp::create(e.b, narrow, e.mulf(x, wVec)), into,
                   at);
   }
 }
 
-void RoleBuilder::scaleXInPlace(Value base, const ChunkDecays &toEnd) {
+void RoleBuilder::scaleXInPlace(Value base, const ChunkDecays &toEnd,
+                                int64_t x) {
   Value tid = e.rem(e.threadId(), e.idx(kGroupThreads));
   Value row = e.div(tid, e.idx(2));
   Value half = e.rem(tid, e.idx(2));
   Value w =
       e.mulf(e.expRoundedTo16Bits(e.subf(toEnd.gLast, gOfToken(e, toEnd, row))),
              dtOfToken(e, toEnd, row));
-  scaleXRow(base, row, e.mul(half, 32), 4, w, layout.x);
+  scaleXRow(base, row, e.mul(half, 32), 4, w, x, x);
 }
 
-void RoleBuilder::walkPieceState(StageRing &inputs, const HeadParams &params) {
+void RoleBuilder::walkPieceState(StageRing &inputs, int64_t w) {
+  Value ofHead = headOf(w);
+  HeadParams params = headParams(ofHead);
+  int64_t x = layout.x + w * kPanelBytes;
   Value ringAt = sharedAddress(ring);
   SmallVector<Value> end = e.forLoop(
       e.idx(0), chunkCount, e.idx(1),
@@ -58,11 +64,12 @@ void RoleBuilder::walkPieceState(StageRing &inputs, const HeadParams &params) {
         ChunkDecays d = decays(chunkOf(i, /*reverse=*/true), base, params);
         ChunkDecays toEnd = d;
         toEnd.gLast = e.addf(d.gLast, cur[1]);
-        scaleXInPlace(base, toEnd);
+        scaleXInPlace(base, toEnd, x);
         fenceSharedForAsyncProxy(e);
-        warpgroupBarrier(e, 1);
+        // Barrier 0 is the block's; warpgroup w's own is 1 + w.
+        warpgroupBarrier(e, 1 + w);
 
-        Value xRows = e.add(ringAt, e.add(base, layout.x));
+        Value xRows = e.add(ringAt, e.add(base, x));
         Value bRows = e.add(ringAt, e.add(base, layout.b));
         Value acc = wgmmaChunkTransposedA(e, cur[0], xRows, bRows, kState);
         NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
@@ -74,16 +81,20 @@ void RoleBuilder::walkPieceState(StageRing &inputs, const HeadParams &params) {
   e.ifThen(e.lt(e.idx(0), chunkCount),
            [&] { inputs.release(e.sub(chunkCount, e.idx(1))); });
   storeStateFragments(wgmmaFragments(e, end[0], kState / 8), ops.pieceStates,
-                      {sequence, head, piece});
-  e.ifThen(e.andi(e.eq(e.threadId(), e.idx(0)), e.eq(p0, e.idx(0))), [&] {
-    e.store(end[1], ops.pieceDecays, {sequence, head, piece});
+                      {sequence, ofHead, piece});
+  Value first = e.eq(e.threadId(), e.idx(w * kGroupThreads));
+  e.ifThen(e.andi(first, e.eq(p0, e.idx(0))), [&] {
+    e.store(end[1], ops.pieceDecays, {sequence, ofHead, piece});
   });
 }
 
 void RoleBuilder::emitPieceStates(KernelFunc &kernel) {
+  blockHeads = shape.pieceHeads;
+  int64_t stages = pieceStages(blockHeads);
   kernel.useSharedArena();
-  ring = kernel.sharedBufferAligned(kPieceStages * layout.bytes, kSwizzleAlign);
-  StageRing inputs(e, kernel, kPieceStages, kGroupThreads);
+  ring = kernel.sharedBufferAligned(stages * layout.bytes, kSwizzleAlign);
+  // Every state warpgroup releases each stage: they share its B.
+  StageRing inputs(e, kernel, stages, blockHeads * kGroupThreads);
   addPartialLanding(kernel);
   Value tid = e.threadId();
   e.ifThen(e.eq(tid, e.idx(0)), [&] {
@@ -94,21 +105,28 @@ void RoleBuilder::emitPieceStates(KernelFunc &kernel) {
   e.barrier();
 
   locateBlock();
-  HeadParams params = headParams();
-  e.ifThen(e.lt(tid, e.idx(kGroupThreads)),
-           [&] { walkPieceState(inputs, params); });
-  e.ifThen(e.eq(tid, e.idx(kGroupThreads)),
+  Value role = e.div(tid, e.idx(kGroupThreads));
+  for (int64_t w = 0; w < blockHeads; ++w)
+    e.ifThen(e.eq(role, e.idx(w)), [&] { walkPieceState(inputs, w); });
+  e.ifThen(e.eq(tid, e.idx(blockHeads * kGroupThreads)),
            [&] { produce(inputs, /*reverse=*/true); });
 }
 
-int64_t pieceStatesThreads() { return kPieceThreads; }
+int64_t pieceStatesThreads(const Shape &shape) {
+  return pieceThreads(shape.pieceHeads);
+}
+
+int64_t pieceStatesBlocksPerSM(const Shape &shape) {
+  return pieceBlocksPerSM(shape.pieceHeads);
+}
 
 void emitPieceStatesKernel(ImplicitLocOpBuilder &b, KernelFunc &kernel,
                            const Shape &shape, const Operands &operands) {
   assert(unsupportedShape(shape).empty() && "a shape the kernel takes");
   assert(operands.pieceStates && operands.pieceDecays && "piece workspaces");
   Emitter e(b);
-  RoleBuilder(e, shape, operands, kPieceStage).emitPieceStates(kernel);
+  StageLayout layout = pieceStage(shape.pieceHeads);
+  RoleBuilder(e, shape, operands, layout).emitPieceStates(kernel);
 }
 
 } // namespace warp_specialized

@@ -45,7 +45,7 @@ void RoleBuilder::walkPrep(StageRing &inputs, StageRing &prepared,
       e.store(e.exp(d.gLast), view, {e.idx(prepared::kExpLast)});
     });
     Value w = e.mulf(e.expRoundedTo16Bits(e.subf(d.gLast, g)), dt);
-    scaleXRow(base, token, e.idx(0), kSwizzlePanel / 8, w, layout.xs);
+    scaleXRow(base, token, e.idx(0), kSwizzlePanel / 8, w, layout.x, layout.xs);
     fenceSharedForAsyncProxy(e);
     prepared.publish(i);
   });

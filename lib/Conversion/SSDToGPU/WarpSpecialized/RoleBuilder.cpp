@@ -55,7 +55,9 @@ void RoleBuilder::produce(StageRing &inputs, bool reverse) {
                      {col, group, token, row});
         }
       }
-      copyTmaBox(e, ops.xMap, at(layout.x), barrier, {p0, head, token, row});
+      for (int64_t w = 0; w < blockHeads; ++w)
+        copyTmaBox(e, ops.xMap, at(layout.x + w * kPanelBytes), barrier,
+                   {p0, headOf(w), token, row});
       Value firstHead = e.sub(head, e.rem(head, e.idx(kDtHeads)));
       copyTmaBox(e, ops.dtMap, at(layout.dt), barrier, {firstHead, token, row});
     };
@@ -90,12 +92,13 @@ void RoleBuilder::produce(StageRing &inputs, bool reverse) {
 void RoleBuilder::zeroRowsFrom(Value base, Value rows) {
   // Whole 128-byte rows: the swizzle permutes 16-byte pieces within a row.
   Value zero = e.splat(e.f32(0.0), 8);
-  Value x = panels(base, layout.x, 1);
+  Value x = panels(base, layout.x, blockHeads);
   Value b = panels(base, layout.b, 2);
   e.forLoop(e.mul(rows, 8), e.idx(kChunk * 8), e.idx(1), [&](Value k) {
     Value row = e.div(k, e.idx(8));
     Value col = e.mul(e.rem(k, e.idx(8)), 8);
-    e.storeVector(zero, x, {e.idx(0), row, col});
+    for (int64_t w = 0; w < blockHeads; ++w)
+      e.storeVector(zero, x, {e.idx(w), row, col});
     for (int64_t panel = 0; panel < 2; ++panel)
       e.storeVector(zero, b, {e.idx(panel), row, col});
   });
@@ -203,21 +206,25 @@ void RoleBuilder::locateBlock() {
   // Block (piece, row, head, p-block), the p-blocks of a head adjacent so
   // that they read its B and C rows close in time, and the pieces
   // outermost so that the blocks running at once read the same tokens'
-  // B and C (shared by a group's heads).
+  // B and C (shared by a group's heads). A block of `blockHeads` heads
+  // takes a group's heads h .. h + blockHeads - 1 (h a multiple of it).
   int64_t pBlocks = shape.headDim / kPBlock;
+  int64_t headBlocks = shape.heads / blockHeads;
   Value block = e.blockId(gpu::Dimension::x);
   Value inPiece = block;
   Value sequences = ops.cuSeqlens ? e.sub(e.dim(ops.cuSeqlens, 0), e.idx(1))
                                   : e.dim(ops.y, 0);
   if (ops.pieceDecays) {
-    Value chains = e.mul(sequences, shape.heads * pBlocks);
+    Value chains = e.mul(sequences, headBlocks * pBlocks);
     piece = e.div(block, chains);
     inPiece = e.rem(block, chains);
   }
   Value chain = e.div(inPiece, e.idx(pBlocks));
   p0 = e.mul(e.rem(inPiece, e.idx(pBlocks)), kPBlock);
-  sequence = e.div(chain, e.idx(shape.heads));
-  head = e.rem(chain, e.idx(shape.heads));
+  sequence = e.div(chain, e.idx(headBlocks));
+  head = e.rem(chain, e.idx(headBlocks));
+  if (blockHeads > 1)
+    head = e.mul(head, blockHeads);
   group = e.div(head, e.idx(shape.heads / shape.groups));
   if (ops.cuSeqlens) {
     // The sequence's tokens in y's one row, its bounds clamped to the row
@@ -249,10 +256,11 @@ void RoleBuilder::locateBlock() {
   chunkCount = e.sub(e.min(e.add(firstChunk, perPiece), numChunks), firstChunk);
 }
 
-HeadParams RoleBuilder::headParams() {
-  return {
-      e.load(ops.a, {head}), ops.dtBias ? e.load(ops.dtBias, {head}) : Value(),
-      ops.d ? e.load(ops.d, {head}) : Value(), e.rem(head, e.idx(kDtHeads))};
+HeadParams RoleBuilder::headParams(Value ofHead) {
+  return {e.load(ops.a, {ofHead}),
+          ops.dtBias ? e.load(ops.dtBias, {ofHead}) : Value(),
+          ops.d ? e.load(ops.d, {ofHead}) : Value(),
+          e.rem(ofHead, e.idx(kDtHeads))};
 }
 
 } // namespace warp_specialized

@@ -71,6 +71,9 @@ public:
     return mlir::memref::ExtractAlignedPointerAsIndexOp::create(e.b, buffer);
   }
 
+  /// The block's head `w` (0 .. blockHeads - 1).
+  Value headOf(int64_t w) { return w ? e.add(head, e.idx(w)) : head; }
+
   /// Token `t` of this block's sequence as y's and the boxes' token index
   /// in its row.
   Value inRow(Value t) { return ops.cuSeqlens ? e.add(tokenBase, t) : t; }
@@ -90,12 +93,14 @@ public:
   void addPartialLanding(KernelFunc &kernel);
 
   /// One thread: every chunk's C (where the stage holds it), B (two boxes
-  /// each), x and dt, in the walk's order. With packed sequences the
-  /// sequence's partial last chunk lands on the landing ring first, and its
-  /// rows past the end are zeroed in x and B before the stage is published.
+  /// each), x (of each of the block's heads) and dt, in the walk's order. With
+  /// packed sequences the sequence's partial last chunk lands on the landing
+  /// ring first, and its rows past the end are zeroed in x and B before the
+  /// stage is published.
   void produce(StageRing &inputs, bool reverse = false);
 
-  /// Zeroes x's and B's rows `rows` .. 63 in the stage at `base`.
+  /// Zeroes x's (each head's) and B's rows `rows` .. 63 in the stage at
+  /// `base`.
   void zeroRowsFrom(Value base, Value rows);
 
   /// The state fragments (the accumulator layout, 64 x 128 f32) of this
@@ -180,17 +185,17 @@ public:
   /// accumulators, stored by the sequence's last piece.
   void storeState(Value s);
 
-  /// Scales `pieces` 16-byte pieces of x's row `row` from column `col` in
-  /// the stage at `base` by `w`, in bf16, into the panel at offset `to`
-  /// (x's own: in place).
+  /// Scales `pieces` 16-byte pieces of row `row` from column `col` of the
+  /// x panel at offset `from` in the stage at `base` by `w`, in bf16, into
+  /// the panel at offset `to` (`from`: in place).
   void scaleXRow(Value base, Value row, Value col, int64_t pieces, Value w,
-                 int64_t to);
+                 int64_t from, int64_t to);
 
-  /// Scales the x rows of the stage at `base` in place by w_t = exp(gEnd
-  /// - g_t) dt_t, in bf16 as the register path rounds (gEnd in
-  /// `toEnd.gLast`): thread t of the warpgroup takes row t / 2, half t % 2
-  /// (four 16-byte pieces of the swizzled row).
-  void scaleXInPlace(Value base, const ChunkDecays &toEnd);
+  /// Scales the rows of the x panel at offset `x` of the stage at `base`
+  /// in place by w_t = exp(gEnd - g_t) dt_t, in bf16 as the register path
+  /// rounds (gEnd in `toEnd.gLast`): thread t of the warpgroup takes row
+  /// t / 2, half t % 2 (four 16-byte pieces of the swizzled row).
+  void scaleXInPlace(Value base, const ChunkDecays &toEnd, int64_t x);
 
   /// The piece-states kernel's state warpgroup: this block's piece walked
   /// from its last chunk to its first into S_piece = sum over its tokens s
@@ -201,8 +206,9 @@ public:
   /// (w x)^T B runs with both operands in shared memory (x M-major, B
   /// N-major) while the next chunk is scaled; the stage goes back once
   /// the next chunk's products are issued and its own are done. Stores
-  /// the sum and the piece's decay R.
-  void walkPieceState(StageRing &inputs, const HeadParams &params);
+  /// the sum and the piece's decay R. Warpgroup `w` walks the block's head
+  /// w, from its x panel.
+  void walkPieceState(StageRing &inputs, int64_t w);
 
   /// The SSD kernel's roles (WarpSpecializedSSD.cpp) and the piece
   /// states' (PieceStates.cpp), into `kernel`.
@@ -210,11 +216,12 @@ public:
   void emitPieceStates(KernelFunc &kernel);
 
 private:
-  /// This block's head's A, dt bias, D and dt column.
-  HeadParams headParams();
+  /// Head `ofHead`'s A, dt bias, D and dt column.
+  HeadParams headParams(Value ofHead);
 
-  /// This block's (piece, sequence, head, p-block), its head's group, the
-  /// sequence's tokens and its piece's chunks.
+  /// This block's (piece, sequence, first head, p-block) for `blockHeads`
+  /// heads a block, its heads' group, the sequence's tokens and its
+  /// piece's chunks.
   void locateBlock();
 
   Emitter &e;
@@ -222,11 +229,13 @@ private:
   const Operands &ops;
   const StageLayout &layout;
   Value ring, publishedBuf, yBuf;
+  /// Heads a block walks: the piece states' Shape::pieceHeads, else 1.
+  int64_t blockHeads = 1;
   /// addPartialLanding's ring (packed sequences alone).
   std::optional<StageRing> partialLanding;
   /// This block's batch row (y's and the TMA boxes'), sequence (the states'
-  /// and the workspaces' first index: the row without varlen), head, first
-  /// head-dimension column, its head's group, and the sequence's first
+  /// and the workspaces' first index: the row without varlen), (first) head,
+  /// first head-dimension column, its head's group, and the sequence's first
   /// token in the row (varlen alone) and its length.
   Value row, sequence, head, p0, group, tokenBase, seqLen;
   /// The sequence's pieces and this block's (null without pieces), and its

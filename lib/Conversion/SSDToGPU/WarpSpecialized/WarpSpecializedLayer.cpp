@@ -35,6 +35,16 @@ constexpr int64_t kLayerStages = 4, kLayerPublishedBuffers = 1,
                   kLayerOutputGroups = 2;
 constexpr bool kLayerYInStage = true;
 
+/// Heads a block of the layer's piece-states kernel walks over one copy
+/// of B: those the options give, else one. Four heads a block (four state
+/// warpgroups a SM instead of two) took a third off that kernel at b1
+/// 128K on the H100, where the pieces leave its blocks one wave, and lost
+/// where they take two (bench/NOTES-fused-gpu.md): the default stays one
+/// until the pieces' model is fitted to both kernels.
+int64_t layerPieceHeads(const LayerLayout &layout) {
+  return layout.pieceHeads ? layout.pieceHeads : 1;
+}
+
 /// The kernel's Shape for `layout` (defaults where it gives none); the
 /// layer's sizes are left zero without `p`.
 Shape layerShape(const LayerLayout &layout, const SSDProblem *p = nullptr) {
@@ -45,6 +55,7 @@ Shape layerShape(const LayerLayout &layout, const SSDProblem *p = nullptr) {
     s.groups = p->groups;
     s.dtRule = *p;
     s.packedSequences = p->isVarlen();
+    s.pieceHeads = layerPieceHeads(layout);
   }
   s.stages = layout.stages ? layout.stages : kLayerStages;
   s.outputGroups = kLayerOutputGroups;
@@ -63,6 +74,10 @@ std::string unsupportedLayout(const LayerLayout &layout) {
     return "warp-specialized-stages must be " + std::to_string(kMinStages) +
            " to " + std::to_string(kMaxStages) + ", got " +
            std::to_string(layout.stages);
+  if (layout.pieceHeads && layout.pieceHeads != 1 && layout.pieceHeads != 2 &&
+      layout.pieceHeads != 4)
+    return "warp-specialized-piece-heads must be 1, 2 or 4, got " +
+           std::to_string(layout.pieceHeads);
   if (layout.publishedBuffers &&
       (layout.publishedBuffers < 1 || layout.publishedBuffers > 2))
     return "warp-specialized-published-buffers must be 1 or 2, got " +
@@ -101,7 +116,22 @@ std::string unsupportedLayer(const SSDProblem &p, StringRef chip,
       return "the layer has " + name.str();
   if (p.perChannelD)
     return "D must be per head, not per channel";
-  return unsupportedShape(layerShape(layout, &p));
+  // The layer's own piece heads always fit it; given ones are checked by
+  // unsupportedPieceHeads once the kernels are chosen.
+  LayerLayout own = layout;
+  own.pieceHeads = 0;
+  return unsupportedShape(layerShape(own, &p));
+}
+
+std::string unsupportedPieceHeads(const SSDProblem &p,
+                                  const LayerLayout &layout) {
+  int64_t groupHeads = p.groups > 0 ? p.heads / p.groups : 0;
+  if (!layout.pieceHeads || (groupHeads && groupHeads % layout.pieceHeads == 0))
+    return "";
+  return "warp-specialized-piece-heads=" + std::to_string(layout.pieceHeads) +
+         " must divide a group's heads, " + std::to_string(groupHeads) + " (" +
+         std::to_string(p.heads) + " heads in " + std::to_string(p.groups) +
+         " groups)";
 }
 
 namespace {
@@ -115,23 +145,43 @@ std::string sequencesExpr(const SSDProblem &p) {
   return rows.find(' ') == std::string::npos ? rows : "(" + rows + ")";
 }
 
-/// The blocks of one piece: sequences x heads x p-blocks.
-std::string chainsExpr(const SSDProblem &p) {
+/// The blocks of one piece: sequences x heads / `heads` (a block's) x
+/// p-blocks.
+std::string chainsExpr(const SSDProblem &p, int64_t heads = 1) {
   return sequencesExpr(p) + " * " +
-         std::to_string(p.heads * (p.headDim / kPBlock));
+         std::to_string(p.heads / heads * (p.headDim / kPBlock));
+}
+
+/// The cost of the piece-states waves over `slots` pieces (the pieces but
+/// the last) in the model's 840ths of one of the SSD kernel's waves over
+/// the same tokens, for the kernel of `heads` heads a block: its blocks
+/// (ws_chains / heads a piece), as many a SM as fit, at
+/// kPieceWaveCostPercent a wave with one head (two blocks a SM), else
+/// kWidePieceWaveCostPercent.
+std::string pieceWavesCost(const SSDProblem &p, int64_t heads, int64_t slots) {
+  Shape pieceShape;
+  pieceShape.pieceHeads = heads;
+  int64_t perSM = pieceStatesBlocksPerSM(pieceShape);
+  int64_t percent =
+      heads == 1 ? kPieceWaveCostPercent : kWidePieceWaveCostPercent;
+  std::string blocks = heads == 1 ? "ws_chains" : chainsExpr(p, heads);
+  return std::to_string(840 * percent / 100) + " * ceildiv(" + blocks + " * " +
+         std::to_string(slots) + ", " +
+         (perSM == 1 ? "" : std::to_string(perSM) + " * ") + "num_sms)";
 }
 
 /// The derived symbols of `auto`'s pieces: the chains (blocks of one
 /// piece) and the count the model picks.
-void addAutoPieces(SSDProblem &p) {
+void addAutoPieces(SSDProblem &p, const LayerLayout &layout) {
   // Waves of blocks: the SSD kernel's, one a SM, walk L / s tokens each;
-  // the piece states' (s - 1 pieces), two a SM, the same tokens at
-  // kPieceWaveCostPercent of the cost; each piece costs as much as
-  // kPieceCostTokens tokens more of a wave. The score is the time in
-  // 1/840ths of one SSD wave over L (840 = lcm(1 .. 8)), times 16, plus s,
-  // so that the least score names the best s, the fewest pieces on a tie.
-  // Packed sequences are taken as of their mean length.
+  // the piece states' (s - 1 pieces) the same tokens at a share of the
+  // cost (pieceWavesCost); each piece costs as much as kPieceCostTokens tokens
+  // more of a wave. The score is the time in 1/840ths of one SSD wave over L
+  // (840 = lcm(1 .. 8)), times 16, plus s, so that the least score names the
+  // best s, the fewest pieces on a tie. Packed sequences are taken as of their
+  // mean length.
   std::string seqs = sequencesExpr(p);
+  int64_t pieceHeads = layerPieceHeads(layout);
   std::string tokens =
       p.isVarlen() ? "max(ceildiv(L, max(" + seqs + ", 1)), 1)" : "max(L, 1)";
   p.derived.push_back({"ws_chains", chainsExpr(p)});
@@ -139,11 +189,9 @@ void addAutoPieces(SSDProblem &p) {
   for (int64_t s = 1; s <= kMaxPieces; ++s) {
     std::string n = std::to_string(s);
     std::string time = "(840 * ceildiv(ws_chains * " + n + ", num_sms) + " +
-                       std::to_string(840 * kPieceWaveCostPercent / 100) +
-                       " * ceildiv(ws_chains * " + std::to_string(s - 1) +
-                       ", 2 * num_sms)) / " + n + " + " +
-                       std::to_string(840 * kPieceCostTokens * s) + " / " +
-                       tokens;
+                       pieceWavesCost(p, pieceHeads, s - 1) + ") / " + n +
+                       " + " + std::to_string(840 * kPieceCostTokens * s) +
+                       " / " + tokens;
     std::string score = "(" + time + ") * 16 + " + n;
     best = best.empty() ? score : "min(" + best + ", " + score + ")";
   }
@@ -152,11 +200,12 @@ void addAutoPieces(SSDProblem &p) {
 
 } // namespace
 
-void addPieceWorkspaces(SSDProblem &p, int64_t pieces) {
+void addPieceWorkspaces(SSDProblem &p, int64_t pieces,
+                        const LayerLayout &layout) {
   if (pieces)
     p.derived.push_back({kPiecesSymbol.str(), std::to_string(pieces)});
   else
-    addAutoPieces(p);
+    addAutoPieces(p, layout);
   // Per sequence, as the final states are (a batch row, or one of
   // cu_seqlens' sequences).
   const BufferSpec *finalStates = p.find("final_states");
@@ -216,15 +265,16 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
   KernelInfo states;
   states.name = kPieceStatesKernelName.str();
   states.when = "min(1, " + kPiecesSymbol.str() + " - 1)";
-  states.grid = {chains + " * (" + kPiecesSymbol.str() + " - 1)"};
-  states.block = pieceStatesThreads();
+  states.grid = {chainsExpr(p, shape.pieceHeads) + " * (" +
+                 kPiecesSymbol.str() + " - 1)"};
+  states.block = pieceStatesThreads(shape);
   addParams(states, p, {"A", "dt_bias", "y", "cu_seqlens"},
             /*workspace=*/false);
   addParams(states, p, {"piece_states", "piece_decays"}, /*workspace=*/true);
   addBoxes(states, {"B", "x"});
   KernelFunc ks = createKernel(b, module, p, states);
-  // Two blocks a SM.
-  ks.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
+  ks.func->setAttr("nvvm.minctasm",
+                   b.getI32IntegerAttr(pieceStatesBlocksPerSM(shape)));
   Operands stateOps;
   stateOps.bMap = ks.arg(tmaArgName("B"));
   stateOps.xMap = ks.arg(tmaArgName("x"));

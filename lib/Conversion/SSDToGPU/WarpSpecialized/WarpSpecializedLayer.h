@@ -31,21 +31,27 @@ inline constexpr llvm::StringLiteral kPiecesSymbol = "ws_pieces";
 /// The model `auto` picks the pieces by, fitted on the H100 (Mamba-2
 /// 2.7B, b 1 to 8, 2K to 128K tokens, 1 to 8 pieces;
 /// bench/NOTES-fused-gpu.md): pieces 1 to kMaxPieces; a wave of the piece
-/// states' blocks (two a SM) costs kPieceWaveCostPercent of one of the SSD
+/// states' blocks costs kPieceWaveCostPercent (a head a block, two blocks
+/// a SM) or kWidePieceWaveCostPercent (two or four heads a block: four
+/// heads a SM) of one of the SSD
 /// kernel's over the same tokens, and each piece about as much as
 /// kPieceCostTokens more tokens of a chain (6 us on the H100).
 inline constexpr int64_t kMaxPieces = 8;
 inline constexpr int64_t kPieceWaveCostPercent = 50;
+inline constexpr int64_t kWidePieceWaveCostPercent = 80;
 inline constexpr int64_t kPieceCostTokens = 223;
 
 /// The layer kernel's pipeline as the pass options give it; zeros, no
 /// value and false take the layer's defaults (4 stages, one published
-/// state buffer, y in the stages, a copy a panel).
+/// state buffer, y in the stages, a copy a panel, piece-states blocks of
+/// one head).
 struct LayerLayout {
   int64_t stages = 0;
   int64_t publishedBuffers = 0;
   std::optional<bool> yInStage;
   bool panelMaps = false;
+  /// Heads a piece-states block walks (0: the layer's choice).
+  int64_t pieceHeads = 0;
 };
 
 /// Why `layout` cannot be built whatever the layer (a value out of range,
@@ -58,11 +64,18 @@ std::string unsupportedLayout(const LayerLayout &layout);
 std::string unsupportedLayer(const SSDProblem &p, llvm::StringRef chip,
                              const LayerLayout &layout);
 
+/// Why the piece heads `layout` gives cannot walk the layer (they must
+/// divide a group's heads), naming both; empty when none are given or they
+/// can.
+std::string unsupportedPieceHeads(const SSDProblem &p,
+                                  const LayerLayout &layout);
+
 /// Adds the derived symbol kPiecesSymbol and the workspaces piece_states
 /// and piece_decays to the layer: `pieces` pieces where positive, else
 /// the count of 1 .. kMaxPieces that a model of the two kernels' waves
 /// says is fastest for the launch's batch, L and SM count.
-void addPieceWorkspaces(SSDProblem &p, int64_t pieces);
+void addPieceWorkspaces(SSDProblem &p, int64_t pieces,
+                        const LayerLayout &layout);
 
 /// Appends the piece states' kernel (launched where there are two pieces
 /// or more) and `ssd_warp_specialized` for the layer (unsupportedLayer

@@ -320,7 +320,7 @@ void RoleBuilder::emit(KernelFunc &kernel) {
 
   locateBlock();
   Value role = e.div(tid, e.idx(kGroupThreads));
-  HeadParams params = headParams();
+  HeadParams params = headParams(head);
   const RegisterBudget &budget = kRegisterBudgets[shape.outputGroups - 1];
   int64_t launchRegisters = 65536 / blockThreads(shape) / 8 * 8;
   auto setRegisters = [&](int64_t registers) {
@@ -383,6 +383,12 @@ std::string unsupportedShape(const Shape &shape) {
   else if (shape.groups < 1 || shape.heads % shape.groups)
     os << "groups must divide heads (" << shape.heads << "), got "
        << shape.groups;
+  else if (shape.pieceHeads != 1 && shape.pieceHeads != 2 &&
+           shape.pieceHeads != 4)
+    os << "piece heads must be 1, 2 or 4, got " << shape.pieceHeads;
+  else if ((shape.heads / shape.groups) % shape.pieceHeads)
+    os << "piece heads must divide a group's heads ("
+       << shape.heads / shape.groups << "), got " << shape.pieceHeads;
   else if (shape.stages < kMinStages || shape.stages > kMaxStages)
     os << "stages must be " << kMinStages << " to " << kMaxStages << ", got "
        << shape.stages;

@@ -38,7 +38,10 @@
 // place and runs (w x)^T B from shared memory alone, so that a chunk's
 // products overlap the next chunk's scaling. A piece costs that walk
 // (about a fifth of the MMA work, no C) and a few state loads; the chains
-// get `pieces` times shorter.
+// get `pieces` times shorter. A piece-states block walks Shape::pieceHeads
+// heads of one group, a state warpgroup each, over one copy of B a chunk:
+// its walk is bound by each warpgroup's per-chunk chain, so that more
+// warpgroups a SM go faster where the blocks still fill the SMs.
 //
 // Its inputs come through four TMA descriptors over the layer's tensors,
 // dimensions innermost first: C and B (n, group, token, row) bf16, boxes
@@ -89,6 +92,10 @@ struct Shape {
   /// Packed sequences (cu_seqlens): the producer's landing ring for a
   /// sequence's partial last chunk (RoleBuilder::produce).
   bool packedSequences = false;
+  /// Heads a block of the piece states' kernel walks, a state warpgroup
+  /// each, over one copy of B a chunk: 1, 2 or 4, dividing a group's heads
+  /// (so that they share B; a block's heads then share one dt box).
+  int64_t pieceHeads = 1;
   /// softplus and the dt limits (SSDProblem's fields; the rest unread).
   SSDProblem dtRule;
 };
@@ -139,13 +146,14 @@ std::string unsupportedShape(const Shape &shape);
 void emitKernel(mlir::ImplicitLocOpBuilder &b, KernelFunc &kernel,
                 const Shape &shape, const Operands &operands);
 
-/// The piece states' kernel: threads of a block (a state warpgroup and a
-/// producer warp; its shared memory, two blocks a SM, is the kernel's arena
-/// size once emitted).
-int64_t pieceStatesThreads();
+/// The piece states' kernel: threads of a block (a state warpgroup a head
+/// of Shape::pieceHeads and a producer warp; its shared memory is the
+/// kernel's arena size once emitted) and the blocks that fit a SM.
+int64_t pieceStatesThreads(const Shape &shape);
+int64_t pieceStatesBlocksPerSM(const Shape &shape);
 /// Emits its body into `kernel` like emitKernel; the grid is batch x heads
-/// x headDim / 64 x (pieces - 1) blocks, each writing its piece's state and
-/// decay (p-block 0) into the workspaces.
+/// / pieceHeads x headDim / 64 x (pieces - 1) blocks, each writing its
+/// heads' piece states and decays (p-block 0) into the workspaces.
 void emitPieceStatesKernel(mlir::ImplicitLocOpBuilder &b, KernelFunc &kernel,
                            const Shape &shape, const Operands &operands);
 
