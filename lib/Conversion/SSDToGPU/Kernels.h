@@ -96,6 +96,11 @@ inline constexpr int64_t kMaxSharedBytesPerBlock = 232448;
 /// KB a resident block: blocks that share a SM divide the rest.
 inline constexpr int64_t kMaxSharedBytesPerSM = 233472,
                          kReservedSharedBytes = 1024;
+/// The shared memory one block may hold so that `blocksPerSM` blocks
+/// share a SM.
+constexpr int64_t sharedBytesPerBlock(int64_t blocksPerSM) {
+  return kMaxSharedBytesPerSM / blocksPerSM - kReservedSharedBytes;
+}
 /// The most heads: a kernel grid dimension holds the heads alone (CUDA's
 /// limit on grid y and z), and larger counts overflow the workspace sizes.
 inline constexpr int64_t kMaxHeads = 65535;

@@ -45,10 +45,6 @@ int64_t scanRows(const SSDProblem &p, bool raw) {
   return raw && p.chunk <= 128 ? p.chunk : tileEdge(p.chunk);
 }
 
-/// Shared memory one block may hold so that blocksPerSM blocks share an SM
-/// (228 KB on sm_90, 1 KB of which every block reserves).
-constexpr int64_t kSharedPerSM = 228 * 1024, kReservedPerBlock = 1024;
-
 } // namespace
 
 KernelConfig chooseKernelConfig(const FusedPlan &plan) {
@@ -172,8 +168,8 @@ KernelConfig chooseKernelConfig(const FusedPlan &plan) {
   };
   // Past the budget the raw rows would cost the second block on each SM,
   // which costs more than the copies save (measured at chunk 256).
-  bool raw = rawApply && rawChainItemBytes() <=
-                             kSharedPerSM / c.blocksPerSM - kReservedPerBlock;
+  bool raw =
+      rawApply && rawChainItemBytes() <= sharedBytesPerBlock(c.blocksPerSM);
   bool tma = raw && tmaRows;
   c.operands = tma   ? OperandPath::Tma
                : raw ? OperandPath::CpAsync

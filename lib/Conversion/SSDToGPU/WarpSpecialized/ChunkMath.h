@@ -98,8 +98,7 @@ constexpr int64_t pieceBlocksPerSM(int64_t heads) { return heads <= 2 ? 2 : 1; }
 constexpr int64_t pieceStages(int64_t heads) {
   // The mbarriers, the landing ring's and the arena's alignment slack fit
   // in the last 2 KB.
-  int64_t fit = (kMaxSharedBytesPerSM / pieceBlocksPerSM(heads) -
-                 kReservedSharedBytes - 2048) /
+  int64_t fit = (sharedBytesPerBlock(pieceBlocksPerSM(heads)) - 2048) /
                 pieceStage(heads).bytes;
   return fit < kMaxPieceStages ? fit : kMaxPieceStages;
 }
