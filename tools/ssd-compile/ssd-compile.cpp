@@ -203,7 +203,8 @@ cl::opt<int64_t> warpSpecializedPieceHeads(
     "warp-specialized-piece-heads",
     cl::desc("fused only: heads a block of the warp-specialised piece "
              "states' kernel walks over one copy of B, 1, 2 or 4, dividing "
-             "a group's heads (default: 4 where they divide, else 2 or 1)"),
+             "a group's heads (default: kernels of 1 and of 4 where 4 "
+             "divide, the launch picking one with the pieces; else 1)"),
     cl::value_desc("N"), cl::cat(category));
 
 cl::opt<std::string> warpSpecializedY(

@@ -13,9 +13,12 @@
 
 // The chains are sequences x heads; the pieces' model takes the sequences'
 // mean length, ceil(L / s); the pieces' workspaces are per sequence, as
-// the states are; both kernels take cu_seqlens.
-// CHECK: derived = {ws_chains = "s * 8", ws_pieces = "min(min(min(min(min(min(min(((840 * ceildiv(ws_chains * 1, num_sms) + 420 * ceildiv(ws_chains * 0, 2 * num_sms)) / 1 + 187320 / max(ceildiv(L, max(s, 1)), 1)) * 16 + 1,
+// the states are; every kernel takes cu_seqlens. The wide piece-states
+// kernel walks the 8 heads' two fours (s x 2 blocks a piece).
+// CHECK: derived = {ws_chains = "s * 8", ws_choice = "min(min(min(min(min(min(min(min(min(min(min(min(min(min(min((((840 * ceildiv(ws_chains * 1, num_sms) + 420 * ceildiv(ws_chains * 0, 2 * num_sms)) / 1 + 187320 / max(ceildiv(L, max(s, 1)), 1)) * 2 + 0) * 128 + 1, (((840 * ceildiv(ws_chains * 1, num_sms) + 672 * ceildiv(s * 2 * 0, num_sms)) / 1 + 187320 / max(ceildiv(L, max(s, 1)), 1)) * 2 + 1) * 128 + 1),
+// CHECK-SAME: ws_pieces = "ws_choice % 128", ws_wide = "ws_choice / 128 % 2"}
 // CHECK-SAME: grid = ["s * 8 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "cu_seqlens"},
+// CHECK-SAME: grid = ["s * 2 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states_heads4", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "cu_seqlens"},
 // CHECK-SAME: grid = ["s * 8 * ws_pieces"], name = "ssd_warp_specialized", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "D"}, {abi = "memref", kind = "tensor", name = "initial_states"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "tensor", name = "final_states"}, {abi = "memref", kind = "tensor", name = "cu_seqlens"},
 // CHECK-SAME: workspaces = [{dtype = "f32", name = "piece_states", shape = ["s", 8, "ws_pieces - 1", 64, 128]}, {dtype = "f32", name = "piece_decays", shape = ["s", 8, "ws_pieces"]}]
 
@@ -104,7 +107,8 @@ func.func @packed(%x: tensor<1x?x8x64xbf16>, %dt: tensor<1x?x8xf32>, %A: tensor<
 
 // Without initial states the sequences are cu_seqlens' s1 - 1.
 // NEVER: gpu.func @ssd_fused(
-// CHECK: derived = {ws_chains = "(s1 - 1) * 8", ws_pieces = "min(min(min(min(min(min(min(((840 * ceildiv(ws_chains * 1, num_sms) + 420 * ceildiv(ws_chains * 0, 2 * num_sms)) / 1 + 187320 / max(ceildiv(L, max((s1 - 1), 1)), 1)) * 16 + 1,
+// CHECK: derived = {ws_chains = "(s1 - 1) * 8", ws_choice = "min(min(min(min(min(min(min(min(min(min(min(min(min(min(min((((840 * ceildiv(ws_chains * 1, num_sms) + 420 * ceildiv(ws_chains * 0, 2 * num_sms)) / 1 + 187320 / max(ceildiv(L, max((s1 - 1), 1)), 1)) * 2 + 0) * 128 + 1, (((840 * ceildiv(ws_chains * 1, num_sms) + 672 * ceildiv((s1 - 1) * 2 * 0, num_sms)) / 1 + 187320 / max(ceildiv(L, max((s1 - 1), 1)), 1)) * 2 + 1) * 128 + 1),
+// CHECK-SAME: grid = ["(s1 - 1) * 2 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states_heads4"
 // CHECK-SAME: grid = ["(s1 - 1) * 8 * ws_pieces"], name = "ssd_warp_specialized"
 // CHECK-SAME: {dtype = "f32", name = "piece_decays", shape = ["s1 - 1", 8, "ws_pieces"]}
 func.func @packed_from_zero(%x: tensor<1x?x8x64xbf16>, %dt: tensor<1x?x8xf32>, %A: tensor<8xf32>, %B: tensor<1x?x1x128xbf16>, %C: tensor<1x?x1x128xbf16>, %cu: tensor<?xi32>) -> (tensor<1x?x8x64xbf16>, tensor<?x8x64x128xf32>) {

@@ -19,20 +19,30 @@
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-published-buffers=3" 2>&1 | FileCheck %s --check-prefix=BAD-PUBLISHED
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-piece-heads=4" | FileCheck %s --check-prefix=HEADS4
 // RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-piece-heads=2" | FileCheck %s --check-prefix=HEADS2
+// RUN: ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-piece-heads=1" | FileCheck %s --check-prefix=HEADS1
 // RUN: not ssd-opt %s -split-input-file --ssd-decompose --ssd-fuse --convert-ssd-fused-to-gpu="warp-specialized-piece-heads=3 warp-specialized=never" 2>&1 | FileCheck %s --check-prefix=BAD-HEADS
 
 // The Mamba-2 2.7B layer (80 heads, headdim 64, dstate 128, bf16, D,
 // dt_bias, softplus) with a dynamic batch: by default (auto) the module
 // holds the warp-specialised kernels alone. The pieces a sequence is cut
-// into are chosen at launch: ws_chains blocks a piece, the count of 1 to 8
-// the wave model scores least (score x 16 + count, the count in the low 4
-// bits), each piece costing 223 tokens' walk (840 x 223 / L 840ths).
-// CHECK: derived = {ws_chains = "b * 80", ws_pieces = "min(min(min(min(min(min(min(((840 * ceildiv(ws_chains * 1, num_sms) + 420 * ceildiv(ws_chains * 0, 2 * num_sms)) / 1 + 187320 / max(L, 1)) * 16 + 1, ((840 * ceildiv(ws_chains * 2, num_sms) + 420 * ceildiv(ws_chains * 1, 2 * num_sms)) / 2 + 374640 / max(L, 1)) * 16 + 2),
-// CHECK-SAME: ((840 * ceildiv(ws_chains * 8, num_sms) + 420 * ceildiv(ws_chains * 7, 2 * num_sms)) / 8 + 1498560 / max(L, 1)) * 16 + 8) % 16"}
-// The piece states first, where there are two pieces or more: a state
-// warpgroup and a producer warp (160 threads) per (piece but the last,
-// row, head), with B, x and dt by TMA (4 stages, 103472 bytes).
-// CHECK-SAME: kernels = [{block = [160], grid = ["b * 80 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "workspace", name = "piece_states"}, {abi = "memref", kind = "workspace", name = "piece_decays"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 4], kind = "tma", swizzle = "none", tensor = "dt"}], shared_memory = 103472 : i64, when = "min(1, ws_pieces - 1)"},
+// into, and which of two piece-states kernels runs, are chosen at launch:
+// ws_chains blocks a piece, the count of 1 to 8 and the kernel (0: a head
+// a block, 420/840ths of an SSD wave; 1: four heads a block, b x 20 blocks
+// a piece, 672/840ths) the wave model scores least ((score x 2 + kernel) x
+// 128 + count in ws_choice), each piece costing 223 tokens' walk (840 x
+// 223 / L 840ths); ws_pieces and ws_wide unpack it, after it by name.
+// CHECK: derived = {ws_chains = "b * 80", ws_choice = "min(min(min(min(min(min(min(min(min(min(min(min(min(min(min((((840 * ceildiv(ws_chains * 1, num_sms) + 420 * ceildiv(ws_chains * 0, 2 * num_sms)) / 1 + 187320 / max(L, 1)) * 2 + 0) * 128 + 1, (((840 * ceildiv(ws_chains * 1, num_sms) + 672 * ceildiv(b * 20 * 0, num_sms)) / 1 + 187320 / max(L, 1)) * 2 + 1) * 128 + 1),
+// CHECK-SAME: (((840 * ceildiv(ws_chains * 8, num_sms) + 420 * ceildiv(ws_chains * 7, 2 * num_sms)) / 8 + 1498560 / max(L, 1)) * 2 + 0) * 128 + 8), (((840 * ceildiv(ws_chains * 8, num_sms) + 672 * ceildiv(b * 20 * 7, num_sms)) / 8 + 1498560 / max(L, 1)) * 2 + 1) * 128 + 8)",
+// CHECK-SAME: ws_pieces = "ws_choice % 128", ws_wide = "ws_choice / 128 % 2"}
+// The piece states first, where there are two pieces or more and the
+// model picks a head a block: a state warpgroup and a producer warp (160
+// threads) per (piece but the last, row, head), with B, x and dt by TMA (4
+// stages, 103472 bytes).
+// CHECK-SAME: kernels = [{block = [160], grid = ["b * 80 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "workspace", name = "piece_states"}, {abi = "memref", kind = "workspace", name = "piece_decays"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 4], kind = "tma", swizzle = "none", tensor = "dt"}], shared_memory = 103472 : i64, when = "min(1, ws_pieces - 1) * (1 - ws_wide)"},
+// Or, where it picks four heads a block: four state warpgroups and a
+// producer warp (544 threads) per (piece but the last, row, four heads of
+// a group), four x boxes a stage (4 stages, 201776 bytes).
+// CHECK-SAME: {block = [544], grid = ["b * 20 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states_heads4", params = [{abi = "memref", kind = "tensor", name = "A"}, {abi = "memref", kind = "tensor", name = "dt_bias"}, {abi = "memref", kind = "tensor", name = "y"}, {abi = "memref", kind = "workspace", name = "piece_states"}, {abi = "memref", kind = "workspace", name = "piece_decays"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "B"}, {box = [1, 64, 1, 64], kind = "tma", swizzle = "128B", tensor = "x"}, {box = [1, 64, 4], kind = "tma", swizzle = "none", tensor = "dt"}], shared_memory = 201776 : i64, when = "min(1, ws_pieces - 1) * ws_wide"},
 // Then one block of 512 threads (producer, state, two output warpgroups)
 // per (piece, row, head): A, dt_bias, D, y, the final states and the
 // pieces' workspaces as memrefs, then the TMA maps of C, B, x (a chunk of
@@ -105,9 +115,11 @@
 // CHECK: %[[LAST:.*]] = arith.subi %[[PIECES]], %c1
 // CHECK: arith.cmpi eq, %[[PIECE]], %[[LAST]]
 
-// warp-specialized-pieces: a fixed count.
-// PIECES3: derived = {ws_pieces = "3"}
+// warp-specialized-pieces: a fixed count; the model still picks the
+// piece-states kernel, scoring the two at that count alone.
+// PIECES3: derived = {ws_chains = "b * 80", ws_choice = "min((((840 * ceildiv(ws_chains * 3, num_sms) + 420 * ceildiv(ws_chains * 2, 2 * num_sms)) / 3 + 561960 / max(L, 1)) * 2 + 0) * 128 + 3, (((840 * ceildiv(ws_chains * 3, num_sms) + 672 * ceildiv(b * 20 * 2, num_sms)) / 3 + 561960 / max(L, 1)) * 2 + 1) * 128 + 3)", ws_pieces = "3", ws_wide = "ws_choice / 128 % 2"}
 // PIECES3: name = "ssd_warp_specialized_piece_states"
+// PIECES3: name = "ssd_warp_specialized_piece_states_heads4"
 // PIECES3: grid = ["b * 80 * ws_pieces"], name = "ssd_warp_specialized"
 // BAD-PIECES: convert-ssd-fused-to-gpu: warp-specialized-pieces must be 0 (chosen at launch) to 64, got 65
 
@@ -119,7 +131,7 @@
 // bench/NOTES-fused-gpu.md) take 225360; three stages alone keep the
 // default's one published state and y in the stages. The piece states'
 // kernel keeps its own.
-// THREE: shared_memory = 103472 : i64, when = "min(1, ws_pieces - 1)"
+// THREE: shared_memory = 103472 : i64, when = "min(1, ws_pieces - 1) * (1 - ws_wide)"
 // THREE: name = "ssd_warp_specialized"
 // THREE-SAME: shared_memory = 225360 : i64
 // THREE-STAGE: name = "ssd_warp_specialized"
@@ -148,11 +160,13 @@
 // 3 stages of 34816 bytes.
 // HEADS4: ceildiv(ws_chains * 1, num_sms) + 672 * ceildiv(b * 20 * 0, num_sms)) / 1
 // HEADS4-SAME: ceildiv(ws_chains * 8, num_sms) + 672 * ceildiv(b * 20 * 7, num_sms)) / 8
-// HEADS4: kernels = [{block = [544], grid = ["b * 20 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states"
+// HEADS4: kernels = [{block = [544], grid = ["b * 20 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states_heads4"
 // HEADS4-SAME: shared_memory = 201776 : i64, when = "min(1, ws_pieces - 1)"}
+// HEADS4-NOT: ws_wide
 // The kernel: one block a SM; its input ring's stages go back once all
 // four warpgroups (512 threads) release them.
-// HEADS4: gpu.func @ssd_warp_specialized_piece_states(%{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %[[PY:.*]]: memref<?x?x80x64xbf16>, %[[PSTATES:.*]]: memref<?x80x?x64x128xf32>, %[[PDECAYS:.*]]: memref<?x80x?xf32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
+// HEADS4-NOT: gpu.func @ssd_warp_specialized_piece_states(
+// HEADS4: gpu.func @ssd_warp_specialized_piece_states_heads4(%{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %[[PY:.*]]: memref<?x?x80x64xbf16>, %[[PSTATES:.*]]: memref<?x80x?x64x128xf32>, %[[PDECAYS:.*]]: memref<?x80x?xf32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
 // HEADS4-SAME: known_block_size = array<i32: 544, 1, 1>, nvvm.minctasm = 1 : i32
 // HEADS4: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}}
 // HEADS4: nvvm.mbarrier.init %{{.*}}, %c512_i32{{.*}}
@@ -187,10 +201,17 @@
 // HEADS4-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg6,
 // HEADS4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg7,
 // HEADS4: gpu.func @ssd_warp_specialized(
+// One: the one-head kernel alone, the model over its waves (no ws_choice
+// or ws_wide).
+// HEADS1: derived = {ws_chains = "b * 80", ws_pieces = "min(
+// HEADS1-SAME: ((840 * ceildiv(ws_chains * 8, num_sms) + 420 * ceildiv(ws_chains * 7, 2 * num_sms)) / 8 + 1498560 / max(L, 1)) * 16 + 8) % 16"}
+// HEADS1-SAME: kernels = [{block = [160], grid = ["b * 80 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states"
+// HEADS1-SAME: when = "min(1, ws_pieces - 1)"}, {block = [512], grid = ["b * 80 * ws_pieces"], name = "ssd_warp_specialized"
+// HEADS1-NOT: heads4
 // HEADS2: ceildiv(ws_chains * 7, num_sms) + 672 * ceildiv(b * 40 * 6, 2 * num_sms)) / 7
-// HEADS2: block = [288], grid = ["b * 40 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states"
+// HEADS2: block = [288], grid = ["b * 40 * (ws_pieces - 1)"], name = "ssd_warp_specialized_piece_states_heads2"
 // HEADS2-SAME: shared_memory = 102432 : i64, when = "min(1, ws_pieces - 1)"}
-// HEADS2: gpu.func @ssd_warp_specialized_piece_states(
+// HEADS2: gpu.func @ssd_warp_specialized_piece_states_heads2(
 // HEADS2-SAME: known_block_size = array<i32: 288, 1, 1>, nvvm.minctasm = 2 : i32
 // BAD-HEADS: convert-ssd-fused-to-gpu: warp-specialized-piece-heads must be 1, 2 or 4, got 3
 

@@ -2,9 +2,9 @@
 does (docs/runtime.md; the grammar of include/ssd/Artifact/Expr.h: + - * /
 % on integers, '/' and '%' truncating toward zero, ceildiv, min, max).
 
-    derived-symbols.py MANIFEST SYMBOL NAME=VALUE...
+    derived-symbols.py MANIFEST SYMBOL[,SYMBOL...] NAME=VALUE...
 
-Prints one line: the bindings and SYMBOL's value."""
+Prints one line: the bindings and each SYMBOL's value."""
 import json
 import re
 import sys
@@ -74,4 +74,5 @@ manifest = json.load(open(sys.argv[1]))
 symbols = {k: int(v) for k, v in (a.split("=") for a in sys.argv[3:])}
 for name, text in manifest.get("derived", {}).items():
     symbols[name] = evaluate(str(text), symbols)
-print(" ".join(sys.argv[3:]), sys.argv[2], "=", symbols[sys.argv[2]])
+print(" ".join(sys.argv[3:]),
+      " ".join("%s = %d" % (n, symbols[n]) for n in sys.argv[2].split(",")))

@@ -201,7 +201,8 @@ def ConvertSSDFusedToGPU
            "int64_t", /*default=*/"0",
            "Heads a block of the piece states' kernel walks over one copy "
            "of B, a warpgroup each: 1, 2 or 4, dividing a group's heads (0, "
-           "the default: 4 where they divide, else 2 or 1)">,
+           "the default: kernels of 1 and of 4 where 4 divide, the launch "
+           "picking one with the pieces (ws_wide); else 1)">,
     Option<"warpSpecializedY", "warp-specialized-y", "std::string",
            /*default=*/"\"auto\"",
            "Where the warp-specialised kernel stages y before its store: "

@@ -93,8 +93,9 @@ struct FusedPipelineCLOptions
   Option<int64_t> warpSpecializedPieceHeads{
       *this, "warp-specialized-piece-heads",
       llvm::cl::desc("Heads a piece-states block of the warp-specialised "
-                     "kernels walks, 1, 2 or 4; 0 (the default): 4 where "
-                     "a group's heads divide, else 2 or 1"),
+                     "kernels walks, 1, 2 or 4; 0 (the default): kernels "
+                     "of 1 and of 4 where 4 divide a group's heads, the "
+                     "launch picking one, else 1"),
       llvm::cl::init(0)};
   Option<std::string> warpSpecializedY{
       *this, "warp-specialized-y",

@@ -35,14 +35,20 @@ constexpr int64_t kLayerStages = 4, kLayerPublishedBuffers = 1,
                   kLayerOutputGroups = 2;
 constexpr bool kLayerYInStage = true;
 
-/// Heads a block of the layer's piece-states kernel walks over one copy
-/// of B: those the options give, else one. Four heads a block (four state
-/// warpgroups a SM instead of two) took a third off that kernel at b1
-/// 128K on the H100, where the pieces leave its blocks one wave, and lost
-/// where they take two (bench/NOTES-fused-gpu.md): the default stays one
-/// until the pieces' model is fitted to both kernels.
-int64_t layerPieceHeads(const LayerLayout &layout) {
-  return layout.pieceHeads ? layout.pieceHeads : 1;
+/// The piece-states kernels the layer's artifact holds, by the heads a
+/// block walks over one copy of B: those the options give, else one and,
+/// where four divide a group's heads, four, the launch picking one by the
+/// pieces' model (ws_wide). Four heads a block took a third off that
+/// kernel at b1 128K on the H100, where the pieces leave its blocks one
+/// wave, and lost where they take two (bench/NOTES-fused-gpu.md).
+SmallVector<int64_t, 2> layerPieceHeads(const LayerLayout &layout,
+                                        const SSDProblem *p) {
+  if (layout.pieceHeads)
+    return {layout.pieceHeads};
+  int64_t groupHeads = p && p->groups > 0 ? p->heads / p->groups : 0;
+  if (groupHeads % kWidePieceHeads || !groupHeads)
+    return {1};
+  return {1, kWidePieceHeads};
 }
 
 /// The kernel's Shape for `layout` (defaults where it gives none); the
@@ -55,7 +61,7 @@ Shape layerShape(const LayerLayout &layout, const SSDProblem *p = nullptr) {
     s.groups = p->groups;
     s.dtRule = *p;
     s.packedSequences = p->isVarlen();
-    s.pieceHeads = layerPieceHeads(layout);
+    s.pieceHeads = layerPieceHeads(layout, p).front();
   }
   s.stages = layout.stages ? layout.stages : kLayerStages;
   s.outputGroups = kLayerOutputGroups;
@@ -170,42 +176,66 @@ std::string pieceWavesCost(const SSDProblem &p, int64_t heads, int64_t slots) {
          (perSM == 1 ? "" : std::to_string(perSM) + " * ") + "num_sms)";
 }
 
-/// The derived symbols of `auto`'s pieces: the chains (blocks of one
-/// piece) and the count the model picks.
-void addAutoPieces(SSDProblem &p, const LayerLayout &layout) {
-  // Waves of blocks: the SSD kernel's, one a SM, walk L / s tokens each;
-  // the piece states' (s - 1 pieces) the same tokens at a share of the
-  // cost (pieceWavesCost); each piece costs as much as kPieceCostTokens tokens
-  // more of a wave. The score is the time in 1/840ths of one SSD wave over L
-  // (840 = lcm(1 .. 8)), times 16, plus s, so that the least score names the
-  // best s, the fewest pieces on a tie. Packed sequences are taken as of their
-  // mean length.
-  std::string seqs = sequencesExpr(p);
-  int64_t pieceHeads = layerPieceHeads(layout);
-  std::string tokens =
-      p.isVarlen() ? "max(ceildiv(L, max(" + seqs + ", 1)), 1)" : "max(L, 1)";
-  p.derived.push_back({"ws_chains", chainsExpr(p)});
-  std::string best;
-  for (int64_t s = 1; s <= kMaxPieces; ++s) {
-    std::string n = std::to_string(s);
-    std::string time = "(840 * ceildiv(ws_chains * " + n + ", num_sms) + " +
-                       pieceWavesCost(p, pieceHeads, s - 1) + ") / " + n +
-                       " + " + std::to_string(840 * kPieceCostTokens * s) +
-                       " / " + tokens;
-    std::string score = "(" + time + ") * 16 + " + n;
-    best = best.empty() ? score : "min(" + best + ", " + score + ")";
+/// The model's time of `s` pieces with the piece-states kernel of `heads`
+/// heads a block, in 1/840ths of one SSD wave over the sequence (840 =
+/// lcm(1 .. 8)). Waves of blocks: the SSD kernel's, one a SM, walk L / s
+/// tokens each; the piece states' (s - 1 pieces) the same tokens at a
+/// share of the cost (pieceWavesCost); each piece costs as much as
+/// kPieceCostTokens tokens more of a wave. Packed sequences are taken as of
+/// their mean length.
+std::string piecesTime(const SSDProblem &p, int64_t heads, int64_t s) {
+  std::string n = std::to_string(s);
+  std::string tokens = p.isVarlen() ? "max(ceildiv(L, max(" +
+                                          sequencesExpr(p) + ", 1)), 1)"
+                                    : "max(L, 1)";
+  return "(840 * ceildiv(ws_chains * " + n + ", num_sms) + " +
+         pieceWavesCost(p, heads, s - 1) + ") / " + n + " + " +
+         std::to_string(840 * kPieceCostTokens * s) + " / " + tokens;
+}
+
+/// The derived symbols of the pieces and, where the artifact holds two
+/// piece-states kernels, of the one a launch runs.
+void addPieceSymbols(SSDProblem &p, int64_t pieces, const LayerLayout &layout) {
+  SmallVector<int64_t, 2> kernels = layerPieceHeads(layout, &p);
+  if (kernels.size() == 1 && pieces) {
+    p.derived.push_back({kPiecesSymbol.str(), std::to_string(pieces)});
+    return;
   }
-  p.derived.push_back({kPiecesSymbol.str(), best + " % 16"});
+  p.derived.push_back({"ws_chains", chainsExpr(p)});
+  // The least score names the best pieces (and kernel), the fewest pieces
+  // on a tie, then the narrower kernel: the time times 16 plus the pieces
+  // with one kernel; with two, (time x 2 + kernel) x 128 plus the pieces
+  // (up to 64 given), in ws_choice.
+  bool two = kernels.size() == 2;
+  std::string best;
+  for (int64_t s = pieces ? pieces : 1; s <= (pieces ? pieces : kMaxPieces);
+       ++s) {
+    for (size_t k = 0; k < kernels.size(); ++k) {
+      std::string time = piecesTime(p, kernels[k], s), n = std::to_string(s);
+      std::string score =
+          two ? "((" + time + ") * 2 + " + std::to_string(k) + ") * 128 + " + n
+              : "(" + time + ") * 16 + " + n;
+      best = best.empty() ? score : "min(" + best + ", " + score + ")";
+    }
+  }
+  if (!two) {
+    p.derived.push_back({kPiecesSymbol.str(), best + " % 16"});
+    return;
+  }
+  // The manifest evaluates derived symbols by name: ws_choice before
+  // ws_pieces and ws_wide.
+  p.derived.push_back({kChoiceSymbol.str(), best});
+  p.derived.push_back({kPiecesSymbol.str(),
+                       pieces ? std::to_string(pieces)
+                              : kChoiceSymbol.str() + " % 128"});
+  p.derived.push_back({kWideSymbol.str(), kChoiceSymbol.str() + " / 128 % 2"});
 }
 
 } // namespace
 
 void addPieceWorkspaces(SSDProblem &p, int64_t pieces,
                         const LayerLayout &layout) {
-  if (pieces)
-    p.derived.push_back({kPiecesSymbol.str(), std::to_string(pieces)});
-  else
-    addAutoPieces(p, layout);
+  addPieceSymbols(p, pieces, layout);
   // Per sequence, as the final states are (a batch row, or one of
   // cu_seqlens' sequences).
   const BufferSpec *finalStates = p.find("final_states");
@@ -261,32 +291,45 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
     return k.has(name) ? k.arg(name) : Value();
   };
 
-  // The piece states, where there is more than one piece.
-  KernelInfo states;
-  states.name = kPieceStatesKernelName.str();
-  states.when = "min(1, " + kPiecesSymbol.str() + " - 1)";
-  states.grid = {chainsExpr(p, shape.pieceHeads) + " * (" +
-                 kPiecesSymbol.str() + " - 1)"};
-  states.block = pieceStatesThreads(shape);
-  addParams(states, p, {"A", "dt_bias", "y", "cu_seqlens"},
-            /*workspace=*/false);
-  addParams(states, p, {"piece_states", "piece_decays"}, /*workspace=*/true);
-  addBoxes(states, {"B", "x"});
-  KernelFunc ks = createKernel(b, module, p, states);
-  ks.func->setAttr("nvvm.minctasm",
-                   b.getI32IntegerAttr(pieceStatesBlocksPerSM(shape)));
-  Operands stateOps;
-  stateOps.bMap = ks.arg(tmaArgName("B"));
-  stateOps.xMap = ks.arg(tmaArgName("x"));
-  stateOps.dtMap = ks.arg(tmaArgName("dt"));
-  stateOps.a = ks.arg("A");
-  stateOps.dtBias = optional(ks, "dt_bias");
-  stateOps.y = ks.arg("y");
-  stateOps.pieceStates = ks.arg("piece_states");
-  stateOps.pieceDecays = ks.arg("piece_decays");
-  stateOps.cuSeqlens = optional(ks, "cu_seqlens");
-  emitPieceStatesKernel(b, ks, shape, stateOps);
-  states.sharedMemory = ks.sharedBytes();
+  // The piece states, where there is more than one piece: one kernel, or
+  // the one-head and the wide one, as ws_wide picks.
+  SmallVector<KernelInfo> kernels;
+  SmallVector<int64_t, 2> pieceKernels = layerPieceHeads(layout, &p);
+  for (int64_t heads : pieceKernels) {
+    Shape pieceShape = shape;
+    pieceShape.pieceHeads = heads;
+    KernelInfo states;
+    states.name = kPieceStatesKernelName.str();
+    if (heads > 1)
+      states.name += "_heads" + std::to_string(heads);
+    states.when = "min(1, " + kPiecesSymbol.str() + " - 1)";
+    if (pieceKernels.size() == 2)
+      states.when += heads == 1 ? " * (1 - " + kWideSymbol.str() + ")"
+                                : " * " + kWideSymbol.str();
+    states.grid = {chainsExpr(p, heads) + " * (" + kPiecesSymbol.str() +
+                   " - 1)"};
+    states.block = pieceStatesThreads(pieceShape);
+    addParams(states, p, {"A", "dt_bias", "y", "cu_seqlens"},
+              /*workspace=*/false);
+    addParams(states, p, {"piece_states", "piece_decays"}, /*workspace=*/true);
+    addBoxes(states, {"B", "x"});
+    KernelFunc ks = createKernel(b, module, p, states);
+    ks.func->setAttr("nvvm.minctasm",
+                     b.getI32IntegerAttr(pieceStatesBlocksPerSM(pieceShape)));
+    Operands stateOps;
+    stateOps.bMap = ks.arg(tmaArgName("B"));
+    stateOps.xMap = ks.arg(tmaArgName("x"));
+    stateOps.dtMap = ks.arg(tmaArgName("dt"));
+    stateOps.a = ks.arg("A");
+    stateOps.dtBias = optional(ks, "dt_bias");
+    stateOps.y = ks.arg("y");
+    stateOps.pieceStates = ks.arg("piece_states");
+    stateOps.pieceDecays = ks.arg("piece_decays");
+    stateOps.cuSeqlens = optional(ks, "cu_seqlens");
+    emitPieceStatesKernel(b, ks, pieceShape, stateOps);
+    states.sharedMemory = ks.sharedBytes();
+    kernels.push_back(std::move(states));
+  }
 
   KernelInfo info;
   info.name = kKernelName.str();
@@ -316,7 +359,8 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
                optional(k, "cu_seqlens")};
   emitKernel(b, k, shape, ops);
   info.sharedMemory = k.sharedBytes();
-  return {states, info};
+  kernels.push_back(std::move(info));
+  return kernels;
 }
 
 } // namespace warp_specialized

@@ -21,12 +21,22 @@ namespace ssd {
 namespace gpu_lowering {
 namespace warp_specialized {
 
-/// The kernels' names, and the derived symbol of the pieces a sequence is
-/// cut into.
+/// The kernels' names (a piece-states kernel of more than one head a block
+/// is named with its heads: `..._piece_states_heads4`), the derived symbol
+/// of the pieces a sequence is cut into and, where the artifact holds two
+/// piece-states kernels, the model's packed choice and whether the launch
+/// runs the wide one (1) or the one-head one (0).
 inline constexpr llvm::StringLiteral kKernelName = kWarpSpecializedKernelName;
 inline constexpr llvm::StringLiteral kPieceStatesKernelName =
     "ssd_warp_specialized_piece_states";
 inline constexpr llvm::StringLiteral kPiecesSymbol = "ws_pieces";
+inline constexpr llvm::StringLiteral kChoiceSymbol = "ws_choice";
+inline constexpr llvm::StringLiteral kWideSymbol = "ws_wide";
+
+/// The heads a block of the wide piece-states kernel walks, which the
+/// layer's artifact holds beside the one-head kernel where they divide a
+/// group's heads.
+inline constexpr int64_t kWidePieceHeads = 4;
 
 /// The model `auto` picks the pieces by, fitted on the H100 (Mamba-2
 /// 2.7B, b 1 to 8, 2K to 128K tokens, 1 to 8 pieces;
@@ -43,14 +53,15 @@ inline constexpr int64_t kPieceCostTokens = 223;
 
 /// The layer kernel's pipeline as the pass options give it; zeros, no
 /// value and false take the layer's defaults (4 stages, one published
-/// state buffer, y in the stages, a copy a panel, piece-states blocks of
-/// one head).
+/// state buffer, y in the stages, a copy a panel, piece-states kernels of
+/// one head a block and of kWidePieceHeads).
 struct LayerLayout {
   int64_t stages = 0;
   int64_t publishedBuffers = 0;
   std::optional<bool> yInStage;
   bool panelMaps = false;
-  /// Heads a piece-states block walks (0: the layer's choice).
+  /// Heads a piece-states block walks (0: both kernels, one head and
+  /// kWidePieceHeads where they divide a group's heads, picked at launch).
   int64_t pieceHeads = 0;
 };
 
@@ -72,13 +83,15 @@ std::string unsupportedPieceHeads(const SSDProblem &p,
 
 /// Adds the derived symbol kPiecesSymbol and the workspaces piece_states
 /// and piece_decays to the layer: `pieces` pieces where positive, else
-/// the count of 1 .. kMaxPieces that a model of the two kernels' waves
-/// says is fastest for the launch's batch, L and SM count.
+/// the count of 1 .. kMaxPieces that a model of the kernels' waves says is
+/// fastest for the launch's batch, L and SM count; with two piece-states
+/// kernels (layout.pieceHeads 0), kWideSymbol too: the one the model says
+/// is faster at those pieces.
 void addPieceWorkspaces(SSDProblem &p, int64_t pieces,
                         const LayerLayout &layout);
 
-/// Appends the piece states' kernel (launched where there are two pieces
-/// or more) and `ssd_warp_specialized` for the layer (unsupportedLayer
+/// Appends the piece states' kernels (one launched where there are two
+/// pieces or more) and `ssd_warp_specialized` for the layer (unsupportedLayer
 /// empty, addPieceWorkspaces done) to `module`, in launch order.
 llvm::SmallVector<KernelInfo> buildLayerKernels(mlir::ImplicitLocOpBuilder &b,
                                                 mlir::gpu::GPUModuleOp module,
