@@ -38,9 +38,9 @@ constexpr bool kLayerYInStage = true;
 /// The piece-states kernels the layer's artifact holds, by the heads a
 /// block walks over one copy of B: those the options give, else one and,
 /// where four divide a group's heads, four, the launch picking one by the
-/// pieces' model (ws_wide). Four heads a block took a third off that
-/// kernel at b1 128K on the H100, where the pieces leave its blocks one
-/// wave, and lost where they take two (bench/NOTES-fused-gpu.md).
+/// pieces' model (ws_wide). Picking at launch took 5-8% off the layer at
+/// b1 32K to 128K on the H100 (6 pieces of four heads a block: one wave of
+/// their blocks) and left b2 and b4 16K even (bench/NOTES-fused-gpu.md).
 SmallVector<int64_t, 2> layerPieceHeads(const LayerLayout &layout,
                                         const SSDProblem *p) {
   if (layout.pieceHeads)

@@ -38,14 +38,16 @@ inline constexpr llvm::StringLiteral kWideSymbol = "ws_wide";
 /// group's heads.
 inline constexpr int64_t kWidePieceHeads = 4;
 
-/// The model `auto` picks the pieces by, fitted on the H100 (Mamba-2
-/// 2.7B, b 1 to 8, 2K to 128K tokens, 1 to 8 pieces;
-/// bench/NOTES-fused-gpu.md): pieces 1 to kMaxPieces; a wave of the piece
-/// states' blocks costs kPieceWaveCostPercent (a head a block, two blocks
-/// a SM) or kWidePieceWaveCostPercent (two or four heads a block: four
-/// heads a SM) of one of the SSD
-/// kernel's over the same tokens, and each piece about as much as
-/// kPieceCostTokens more tokens of a chain (6 us on the H100).
+/// The model `auto` picks the pieces (and the piece-states kernel) by,
+/// fitted on the H100 (Mamba-2 2.7B, b 1 to 8, 2K to 128K tokens, 1 to 8
+/// pieces; bench/NOTES-fused-gpu.md): pieces 1 to kMaxPieces; a wave of the
+/// piece states' blocks costs kPieceWaveCostPercent (a head a block, two
+/// blocks a SM) or kWidePieceWaveCostPercent (two or four heads a block:
+/// four heads a SM) of one of the SSD kernel's over the same tokens, and
+/// each piece about as much as kPieceCostTokens more tokens of a chain (6
+/// us on the H100). The kernels' own times put the two waves at 59-73% and
+/// 103-120% of an SSD wave, a ratio of 1.7 against the model's 1.6; the
+/// model's picks were measured at b1 16K to 128K and b2, b4, b8 16K.
 inline constexpr int64_t kMaxPieces = 8;
 inline constexpr int64_t kPieceWaveCostPercent = 50;
 inline constexpr int64_t kWidePieceWaveCostPercent = 80;
