@@ -185,9 +185,9 @@ std::string pieceWavesCost(const SSDProblem &p, int64_t heads, int64_t slots) {
 /// their mean length.
 std::string piecesTime(const SSDProblem &p, int64_t heads, int64_t s) {
   std::string n = std::to_string(s);
-  std::string tokens = p.isVarlen() ? "max(ceildiv(L, max(" +
-                                          sequencesExpr(p) + ", 1)), 1)"
-                                    : "max(L, 1)";
+  std::string tokens =
+      p.isVarlen() ? "max(ceildiv(L, max(" + sequencesExpr(p) + ", 1)), 1)"
+                   : "max(L, 1)";
   return "(840 * ceildiv(ws_chains * " + n + ", num_sms) + " +
          pieceWavesCost(p, heads, s - 1) + ") / " + n + " + " +
          std::to_string(840 * kPieceCostTokens * s) + " / " + tokens;
@@ -225,9 +225,9 @@ void addPieceSymbols(SSDProblem &p, int64_t pieces, const LayerLayout &layout) {
   // The manifest evaluates derived symbols by name: ws_choice before
   // ws_pieces and ws_wide.
   p.derived.push_back({kChoiceSymbol.str(), best});
-  p.derived.push_back({kPiecesSymbol.str(),
-                       pieces ? std::to_string(pieces)
-                              : kChoiceSymbol.str() + " % 128"});
+  p.derived.push_back(
+      {kPiecesSymbol.str(),
+       pieces ? std::to_string(pieces) : kChoiceSymbol.str() + " % 128"});
   p.derived.push_back({kWideSymbol.str(), kChoiceSymbol.str() + " / 128 % 2"});
 }
 
