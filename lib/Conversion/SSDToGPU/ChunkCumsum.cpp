@@ -23,10 +23,8 @@ static constexpr int64_t kCumsumThreads = 128;
 Value processDt(Emitter &e, const SSDProblem &p, Value dt, Value bias) {
   if (bias)
     dt = e.addf(dt, bias);
-  if (p.softplus) {
-    Value soft = math::Log1pOp::create(e.b, e.exp(dt));
-    dt = e.select(e.gtf(dt, e.f32(20.0)), dt, soft);
-  }
+  if (p.softplus)
+    dt = e.select(e.gtf(dt, e.f32(20.0)), dt, e.softplusApprox(dt));
   dt = e.maxf(dt, e.f32(p.dtLow));
   if (std::isfinite(p.dtHigh))
     dt = e.minf(dt, e.f32(p.dtHigh));

@@ -67,14 +67,29 @@ Value Emitter::gtf(Value x, Value y) {
   return arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, x, y);
 }
 Value Emitter::decay(Value x) { return exp(x); }
-Value Emitter::expRoundedTo16Bits(Value x) {
-  Value scaled = mulf(x, f32(1.4426950408889634)); // log2(e)
+Value Emitter::approxF32(StringRef instruction, Value x) {
   auto op = LLVM::InlineAsmOp::create(
-      b, b.getF32Type(), ValueRange{scaled}, "ex2.approx.ftz.f32 $0, $1;",
+      b, b.getF32Type(), ValueRange{x}, (instruction + " $0, $1;").str(),
       "=f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
       LLVM::tailcallkind::TailCallKind::None,
       /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
   return op->getResult(0);
+}
+Value Emitter::expRoundedTo16Bits(Value x) {
+  Value scaled = mulf(x, f32(1.4426950408889634)); // log2(e)
+  return approxF32("ex2.approx.ftz.f32", scaled);
+}
+Value Emitter::softplusApprox(Value x) {
+  Value t = approxF32("ex2.approx.ftz.f32", mulf(x, f32(1.4426950408889634)));
+  Value u = addf(t, f32(1.0));
+  Value uMinusOne = subf(u, f32(1.0));
+  Value logU =
+      mulf(approxF32("lg2.approx.ftz.f32", u), f32(0.6931471805599453));
+  Value corrected =
+      mulf(logU, mulf(t, approxF32("rcp.approx.ftz.f32", uMinusOne)));
+  return select(
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, u, f32(1.0)), t,
+      corrected);
 }
 Value Emitter::toF32(Value v) {
   if (v.getType().isF32() || !isa<FloatType>(v.getType()))

@@ -232,8 +232,9 @@ struct ChunkRange {
   Value len;   // valid tokens (0 for an unused varlen chunk)
 };
 
-/// dt processing of one token: bias, softplus (identity above 20), clamp to
-/// dt_limit; one formula for every kernel so that the strategies agree.
+/// dt processing of one token: bias, softplus (identity above 20; on the
+/// special-function unit, Emitter::softplusApprox), clamp to dt_limit; one
+/// formula for every GPU kernel so that the strategies agree.
 Value processDt(Emitter &e, const SSDProblem &p, Value dt, Value bias);
 
 /// The tokens of chunk `c` of a row of `seqLen` tokens: [cQ, cQ+Q) cut at L,

@@ -169,6 +169,13 @@ Value swizzledNMajorDescriptor(Emitter &e, Value address, int64_t panelBytes) {
   return descriptor(e, address, panelBytes, kGroupBytes, /*swizzle128=*/true);
 }
 
+Value advanceDescriptor(Emitter &e, Value descriptor, int64_t bytes) {
+  assert(bytes % 16 == 0 && "descriptors address 16-byte units");
+  return arith::AddIOp::create(
+      e.b, descriptor,
+      arith::ConstantOp::create(e.b, e.b.getI64IntegerAttr(bytes / 16)));
+}
+
 /// wgmma.mma_async m64nNk16 with A from registers (NVVM's op takes two
 /// descriptors only): inline PTX, the accumulators tied in and out, A's
 /// fragment (vector<4x2xbf16|f16>, the mma.sync m16k16 layout of each

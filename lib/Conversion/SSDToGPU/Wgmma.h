@@ -31,6 +31,12 @@ Value swizzledKMajorDescriptor(Emitter &e, Value address);
 /// (2048 bytes) further.
 Value swizzledNMajorDescriptor(Emitter &e, Value address, int64_t panelBytes);
 
+/// `descriptor` (any of the above) for the operand `bytes` (a multiple of
+/// 16) further on: one add to its start-address field (address / 16, 14
+/// bits), which never carries into the next field since shared addresses
+/// stay below 2^18. Cheaper than a descriptor built afresh per k step.
+Value advanceDescriptor(Emitter &e, Value descriptor, int64_t bytes);
+
 /// wgmma.mma_async m64nNk16 (f32 accumulators `d`, N = `n`) with A from
 /// registers: `fragment` is a warp's 16 x 16 A fragment in the mma.sync
 /// m16k16 layout (vector<4x2xbf16|f16>), B by descriptor `descB`, K-major

@@ -83,7 +83,11 @@
 // dA_cumsum, a token a thread: warp scans, the warps' totals through
 // shared memory, one barrier; then it stages them and the weights.
 // CHECK-NOT: scf.while
-// CHECK: math.log1p
+// softplus on the special-function unit: 2^(x log2 e), then log(1 + t)
+// with the rounding of 1 + t cancelled (t / ((1 + t) - 1)).
+// CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// CHECK: llvm.inline_asm "lg2.approx.ftz.f32 $0, $1;"
+// CHECK: llvm.inline_asm "rcp.approx.ftz.f32 $0, $1;"
 // CHECK-COUNT-5: gpu.shuffle up
 // CHECK: memref.store %{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT: }

@@ -18,7 +18,11 @@
 // CHECK-NOT: func.func
 // CHECK: gpu.module @ssd_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: gpu.func @ssd_chunk_cumsum(%{{.*}}: memref<1x?x80xf32, strided<[?, ?, 1]>>, %{{.*}}: memref<80xf32>, %{{.*}}: memref<80xf32>, %{{.*}}: memref<1x80x?x128xf32>, %{{.*}}: memref<1x80x?x128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
-// CHECK: math.log1p
+// softplus on the special-function unit: 2^(x log2 e), then log(1 + t)
+// with the rounding of 1 + t cancelled (t / ((1 + t) - 1)).
+// CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// CHECK: llvm.inline_asm "lg2.approx.ftz.f32 $0, $1;"
+// CHECK: llvm.inline_asm "rcp.approx.ftz.f32 $0, $1;"
 // The products fill two shared stages (one 16-byte aligned byte buffer,
 // viewed per layout) from 16-byte global loads issued a slice ahead.
 // CHECK: gpu.func @ssd_bmm(%{{.*}}: memref<1x?x1x128xbf16, strided<[?, ?, ?, 1]>>, %{{.*}}: memref<1x?x1x128xbf16, strided<[?, ?, ?, 1]>>, %{{.*}}: memref<1x?x1x128x128xf32>) workgroup(%{{.*}} : memref<20480xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel

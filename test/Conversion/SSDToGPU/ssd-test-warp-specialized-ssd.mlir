@@ -79,7 +79,11 @@
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: %[[DONE:.*]] = arith.muli %[[PC]], %c64{{.*}} : index
 // CHECK-NEXT: %[[VALID:.*]] = arith.subi %c128{{.*}}, %[[DONE]] : index
-// CHECK: math.log1p
+// softplus on the special-function unit: 2^(x log2 e), then log(1 + t)
+// with the rounding of 1 + t cancelled (t / ((1 + t) - 1)).
+// CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// CHECK: llvm.inline_asm "lg2.approx.ftz.f32 $0, $1;"
+// CHECK: llvm.inline_asm "rcp.approx.ftz.f32 $0, $1;"
 // CHECK: %[[IN:.*]] = arith.cmpi slt, %{{.*}}, %[[VALID]] : index
 // CHECK-NEXT: arith.select %[[IN]], %{{.*}}, %cst{{.*}} : f32
 // CHECK: gpu.shuffle up

@@ -81,11 +81,11 @@ Value wgmmaKMajor(Emitter &e, Value d, int64_t n, int64_t steps,
 Value wgmmaChunkRegisterA(Emitter &e, Value d, ArrayRef<Value> aFrags,
                           Value bRows, int64_t n) {
   NVVM::WgmmaFenceAlignedOp::create(e.b);
+  Value descB = swizzledNMajorDescriptor(e, bRows, kPanelBytes);
   for (int64_t ks = 0; ks < kChunk / 16; ++ks)
     d = wgmmaRegisterA(e, d, aFrags[ks],
-                       swizzledNMajorDescriptor(
-                           e, e.add(bRows, e.idx(ks * 16 * 128)), kPanelBytes),
-                       n, e.b.getBF16Type(), /*bKMajor=*/false);
+                       advanceDescriptor(e, descB, ks * 16 * 128), n,
+                       e.b.getBF16Type(), /*bKMajor=*/false);
   NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
   NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
   return d;
@@ -95,15 +95,16 @@ Value wgmmaChunkTransposedA(Emitter &e, Value d, Value aRows, Value bRows,
                             int64_t n) {
   auto shape = NVVM::MMAShapeAttr::get(e.b.getContext(), 64, n, 16);
   NVVM::WgmmaFenceAlignedOp::create(e.b);
+  Value descA = swizzledNMajorDescriptor(e, aRows, kPanelBytes);
+  Value descB = swizzledNMajorDescriptor(e, bRows, kPanelBytes);
   for (int64_t ks = 0; ks < kChunk / 16; ++ks) {
-    Value step = e.idx(ks * 16 * 128);
+    int64_t step = ks * 16 * 128;
     d = NVVM::WgmmaMmaAsyncOp::create(
-        e.b, d.getType(), d,
-        swizzledNMajorDescriptor(e, e.add(aRows, step), kPanelBytes),
-        swizzledNMajorDescriptor(e, e.add(bRows, step), kPanelBytes), shape,
-        NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32,
-        NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-        NVVM::WGMMAScaleIn::one, NVVM::MMALayout::col, NVVM::MMALayout::row,
+        e.b, d.getType(), d, advanceDescriptor(e, descA, step),
+        advanceDescriptor(e, descB, step), shape, NVVM::WGMMATypes::bf16,
+        NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::col,
+        NVVM::MMALayout::row,
         /*satfinite=*/nullptr);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
