@@ -23,8 +23,14 @@ static constexpr int64_t kCumsumThreads = 128;
 Value processDt(Emitter &e, const SSDProblem &p, Value dt, Value bias) {
   if (bias)
     dt = e.addf(dt, bias);
-  if (p.softplus)
-    dt = e.select(e.gtf(dt, e.f32(20.0)), dt, e.softplusApprox(dt));
+  if (p.softplus) {
+    // f32 layers keep libm's form: their bound (1e-4) leaves the kernels'
+    // arithmetic little room; 16-bit inputs' rounding dwarfs the SFU's.
+    Value soft = p.elementType.isF32()
+                     ? math::Log1pOp::create(e.b, e.exp(dt)).getResult()
+                     : e.softplusApprox(dt);
+    dt = e.select(e.gtf(dt, e.f32(20.0)), dt, soft);
+  }
   dt = e.maxf(dt, e.f32(p.dtLow));
   if (std::isfinite(p.dtHigh))
     dt = e.minf(dt, e.f32(p.dtHigh));

@@ -232,9 +232,10 @@ struct ChunkRange {
   Value len;   // valid tokens (0 for an unused varlen chunk)
 };
 
-/// dt processing of one token: bias, softplus (identity above 20; on the
-/// special-function unit, Emitter::softplusApprox), clamp to dt_limit; one
-/// formula for every GPU kernel so that the strategies agree.
+/// dt processing of one token: bias, softplus (identity above 20; libm's
+/// log1p(exp) for f32 layers, on the special-function unit for 16-bit ones,
+/// Emitter::softplusApprox), clamp to dt_limit; one formula for every GPU
+/// kernel of a layer so that the strategies agree.
 Value processDt(Emitter &e, const SSDProblem &p, Value dt, Value bias);
 
 /// The tokens of chunk `c` of a row of `seqLen` tokens: [cQ, cQ+Q) cut at L,

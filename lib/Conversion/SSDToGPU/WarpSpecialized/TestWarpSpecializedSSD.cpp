@@ -28,8 +28,10 @@ struct TestWarpSpecializedSSDPass
     : ssd::impl::TestWarpSpecializedSSDBase<TestWarpSpecializedSSDPass> {
   using Base::Base;
 
-  ws::Shape shape() const {
+  ws::Shape shape() {
     ws::Shape s;
+    // The kernels take bf16 x, B and C (the softplus form follows it).
+    s.dtRule.elementType = BFloat16Type::get(&getContext());
     s.heads = heads;
     s.headDim = headdim;
     s.groups = groups;

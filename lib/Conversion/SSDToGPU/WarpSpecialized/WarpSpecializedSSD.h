@@ -96,7 +96,8 @@ struct Shape {
   /// each, over one copy of B a chunk: 1, 2 or 4, dividing a group's heads
   /// (so that they share B; a block's heads then share one dt box).
   int64_t pieceHeads = 1;
-  /// softplus and the dt limits (SSDProblem's fields; the rest unread).
+  /// softplus, the dt limits and the element type, which picks softplus's
+  /// form (SSDProblem's fields; the rest unread).
   SSDProblem dtRule;
 };
 
