@@ -75,16 +75,16 @@ Value Emitter::approxF32(StringRef instruction, Value x) {
       /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
   return op->getResult(0);
 }
+/// exp(x) and log(x) on the SFU, which computes powers and logarithms of 2.
+static constexpr double kLog2E = 1.4426950408889634, kLn2 = 0.6931471805599453;
 Value Emitter::expRoundedTo16Bits(Value x) {
-  Value scaled = mulf(x, f32(1.4426950408889634)); // log2(e)
-  return approxF32("ex2.approx.ftz.f32", scaled);
+  return approxF32("ex2.approx.ftz.f32", mulf(x, f32(kLog2E)));
 }
 Value Emitter::softplusApprox(Value x) {
-  Value t = approxF32("ex2.approx.ftz.f32", mulf(x, f32(1.4426950408889634)));
+  Value t = approxF32("ex2.approx.ftz.f32", mulf(x, f32(kLog2E)));
   Value u = addf(t, f32(1.0));
   Value uMinusOne = subf(u, f32(1.0));
-  Value logU =
-      mulf(approxF32("lg2.approx.ftz.f32", u), f32(0.6931471805599453));
+  Value logU = mulf(approxF32("lg2.approx.ftz.f32", u), f32(kLn2));
   Value corrected =
       mulf(logU, mulf(t, approxF32("rcp.approx.ftz.f32", uMinusOne)));
   return select(

@@ -260,6 +260,101 @@ void addPieceWorkspaces(SSDProblem &p, int64_t pieces,
       true});
 }
 
+namespace {
+
+/// The TMA maps of `names` (C, B, x) and of dt: (row, token, head or group,
+/// column) boxes of a chunk's rows of one 64-wide panel (C's and B's two
+/// panels through panel maps), dt's of 4 heads.
+void addBoxes(KernelInfo &info, const Shape &shape, ArrayRef<StringRef> names) {
+  for (StringRef name : names) {
+    bool panels = shape.panelMaps && (name == "B" || name == "C");
+    info.params.push_back({name.str(),
+                           /*isWorkspace=*/false,
+                           {1, kChunk, 1, kSwizzlePanel},
+                           /*tmaSwizzled=*/true,
+                           /*tmaPanelDim=*/panels ? 1 : -1});
+  }
+  info.params.push_back({"dt",
+                         /*isWorkspace=*/false,
+                         {1, kChunk, kDtHeads},
+                         /*tmaSwizzled=*/false});
+}
+
+Value optionalArg(const KernelFunc &k, StringRef name) {
+  return k.has(name) ? k.arg(name) : Value();
+}
+
+/// The piece-states kernel of `shape.pieceHeads` heads a block, launched
+/// where `when` holds.
+KernelInfo buildPieceStatesKernel(ImplicitLocOpBuilder &b,
+                                  gpu::GPUModuleOp module, const SSDProblem &p,
+                                  const Shape &shape, const std::string &when) {
+  KernelInfo states;
+  states.name = kPieceStatesKernelName.str();
+  if (shape.pieceHeads > 1)
+    states.name += "_heads" + std::to_string(shape.pieceHeads);
+  states.when = when;
+  states.grid = {chainsExpr(p, shape.pieceHeads) + " * (" +
+                 kPiecesSymbol.str() + " - 1)"};
+  states.block = pieceStatesThreads(shape);
+  addParams(states, p, {"A", "dt_bias", "y", "cu_seqlens"},
+            /*workspace=*/false);
+  addParams(states, p, {"piece_states", "piece_decays"}, /*workspace=*/true);
+  addBoxes(states, shape, {"B", "x"});
+  KernelFunc ks = createKernel(b, module, p, states);
+  ks.func->setAttr("nvvm.minctasm",
+                   b.getI32IntegerAttr(pieceStatesBlocksPerSM(shape)));
+  Operands ops;
+  ops.bMap = ks.arg(tmaArgName("B"));
+  ops.xMap = ks.arg(tmaArgName("x"));
+  ops.dtMap = ks.arg(tmaArgName("dt"));
+  ops.a = ks.arg("A");
+  ops.dtBias = optionalArg(ks, "dt_bias");
+  ops.y = ks.arg("y");
+  ops.pieceStates = ks.arg("piece_states");
+  ops.pieceDecays = ks.arg("piece_decays");
+  ops.cuSeqlens = optionalArg(ks, "cu_seqlens");
+  emitPieceStatesKernel(b, ks, shape, ops);
+  states.sharedMemory = ks.sharedBytes();
+  return states;
+}
+
+/// `ssd_warp_specialized`, every launch.
+KernelInfo buildSSDKernel(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
+                          const SSDProblem &p, const Shape &shape) {
+  KernelInfo info;
+  info.name = kKernelName.str();
+  info.grid = {chainsExpr(p) + " * " + kPiecesSymbol.str()};
+  info.block = blockThreads(shape);
+  addParams(info, p,
+            {"A", "dt_bias", "D", "initial_states", "y", "final_states",
+             "cu_seqlens"},
+            /*workspace=*/false);
+  addParams(info, p, {"piece_states", "piece_decays"}, /*workspace=*/true);
+  addBoxes(info, shape, {"C", "B", "x"});
+  KernelFunc k = createKernel(b, module, p, info);
+  // setmaxnreg moves registers between the roles of one resident block.
+  k.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  Operands ops{k.arg(tmaArgName("C")),
+               k.arg(tmaArgName("B")),
+               k.arg(tmaArgName("x")),
+               k.arg(tmaArgName("dt")),
+               k.arg("A"),
+               optionalArg(k, "dt_bias"),
+               optionalArg(k, "D"),
+               optionalArg(k, "initial_states"),
+               k.arg("y"),
+               k.arg("final_states"),
+               k.arg("piece_states"),
+               k.arg("piece_decays"),
+               optionalArg(k, "cu_seqlens")};
+  emitKernel(b, k, shape, ops);
+  info.sharedMemory = k.sharedBytes();
+  return info;
+}
+
+} // namespace
+
 SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
                                           gpu::GPUModuleOp module,
                                           const SSDProblem &p,
@@ -269,28 +364,6 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
   assert(p.has("piece_states") && p.has("piece_decays") &&
          "addPieceWorkspaces ran");
   Shape shape = layerShape(layout, &p);
-  std::string chains = chainsExpr(p);
-  auto addBoxes = [&](KernelInfo &info, ArrayRef<StringRef> names) {
-    // (row, token, head or group, column) boxes of a chunk's rows of one
-    // 64-wide panel, of C's and B's two panels through panel maps; dt's of
-    // 4 heads.
-    for (StringRef name : names) {
-      bool panels = shape.panelMaps && (name == "B" || name == "C");
-      info.params.push_back({name.str(),
-                             /*isWorkspace=*/false,
-                             {1, kChunk, 1, kSwizzlePanel},
-                             /*tmaSwizzled=*/true,
-                             /*tmaPanelDim=*/panels ? 1 : -1});
-    }
-    info.params.push_back({"dt",
-                           /*isWorkspace=*/false,
-                           {1, kChunk, kDtHeads},
-                           /*tmaSwizzled=*/false});
-  };
-  auto optional = [](const KernelFunc &k, StringRef name) {
-    return k.has(name) ? k.arg(name) : Value();
-  };
-
   // The piece states, where there is more than one piece: one kernel, or
   // the one-head and the wide one, as ws_wide picks.
   SmallVector<KernelInfo> kernels;
@@ -298,68 +371,13 @@ SmallVector<KernelInfo> buildLayerKernels(ImplicitLocOpBuilder &b,
   for (int64_t heads : pieceKernels) {
     Shape pieceShape = shape;
     pieceShape.pieceHeads = heads;
-    KernelInfo states;
-    states.name = kPieceStatesKernelName.str();
-    if (heads > 1)
-      states.name += "_heads" + std::to_string(heads);
-    states.when = "min(1, " + kPiecesSymbol.str() + " - 1)";
+    std::string when = "min(1, " + kPiecesSymbol.str() + " - 1)";
     if (pieceKernels.size() == 2)
-      states.when += heads == 1 ? " * (1 - " + kWideSymbol.str() + ")"
-                                : " * " + kWideSymbol.str();
-    states.grid = {chainsExpr(p, heads) + " * (" + kPiecesSymbol.str() +
-                   " - 1)"};
-    states.block = pieceStatesThreads(pieceShape);
-    addParams(states, p, {"A", "dt_bias", "y", "cu_seqlens"},
-              /*workspace=*/false);
-    addParams(states, p, {"piece_states", "piece_decays"}, /*workspace=*/true);
-    addBoxes(states, {"B", "x"});
-    KernelFunc ks = createKernel(b, module, p, states);
-    ks.func->setAttr("nvvm.minctasm",
-                     b.getI32IntegerAttr(pieceStatesBlocksPerSM(pieceShape)));
-    Operands stateOps;
-    stateOps.bMap = ks.arg(tmaArgName("B"));
-    stateOps.xMap = ks.arg(tmaArgName("x"));
-    stateOps.dtMap = ks.arg(tmaArgName("dt"));
-    stateOps.a = ks.arg("A");
-    stateOps.dtBias = optional(ks, "dt_bias");
-    stateOps.y = ks.arg("y");
-    stateOps.pieceStates = ks.arg("piece_states");
-    stateOps.pieceDecays = ks.arg("piece_decays");
-    stateOps.cuSeqlens = optional(ks, "cu_seqlens");
-    emitPieceStatesKernel(b, ks, pieceShape, stateOps);
-    states.sharedMemory = ks.sharedBytes();
-    kernels.push_back(std::move(states));
+      when += heads == 1 ? " * (1 - " + kWideSymbol.str() + ")"
+                         : " * " + kWideSymbol.str();
+    kernels.push_back(buildPieceStatesKernel(b, module, p, pieceShape, when));
   }
-
-  KernelInfo info;
-  info.name = kKernelName.str();
-  info.grid = {chains + " * " + kPiecesSymbol.str()};
-  info.block = blockThreads(shape);
-  addParams(info, p,
-            {"A", "dt_bias", "D", "initial_states", "y", "final_states",
-             "cu_seqlens"},
-            /*workspace=*/false);
-  addParams(info, p, {"piece_states", "piece_decays"}, /*workspace=*/true);
-  addBoxes(info, {"C", "B", "x"});
-  KernelFunc k = createKernel(b, module, p, info);
-  // setmaxnreg moves registers between the roles of one resident block.
-  k.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
-  Operands ops{k.arg(tmaArgName("C")),
-               k.arg(tmaArgName("B")),
-               k.arg(tmaArgName("x")),
-               k.arg(tmaArgName("dt")),
-               k.arg("A"),
-               optional(k, "dt_bias"),
-               optional(k, "D"),
-               optional(k, "initial_states"),
-               k.arg("y"),
-               k.arg("final_states"),
-               k.arg("piece_states"),
-               k.arg("piece_decays"),
-               optional(k, "cu_seqlens")};
-  emitKernel(b, k, shape, ops);
-  info.sharedMemory = k.sharedBytes();
-  kernels.push_back(std::move(info));
+  kernels.push_back(buildSSDKernel(b, module, p, shape));
   return kernels;
 }
 
