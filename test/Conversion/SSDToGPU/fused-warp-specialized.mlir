@@ -66,17 +66,25 @@
 // CHECK: %[[PPIECE:.*]] = arith.divui %block_id_x, %[[PCHAINS]]
 // CHECK: %[[PPIECES:.*]] = memref.dim %[[PDECAYS]], %c2
 // Its walk over the piece's chunks, last first, carrying the sum and the
-// decay after the chunk: x scaled in place (its stores made visible to
-// wgmma, then the warpgroup's own barrier), (w x)^T B with both operands
-// in shared memory (x M-major, B N-major), one group left in flight.
+// decay after the chunk: per k16 step, x^T by ldmatrix.trans from the
+// stage, each token's weight from its lane by shuffles, scaled in f32 and
+// rounded to bf16 once; then (w x)^T B with A from those registers and B
+// N-major in shared memory (tnspB), one group left in flight. Nothing
+// stores, fences for the async proxy or meets at a barrier in between.
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(%[[S:.*]] = %{{.*}}, %[[R:.*]] = %cst{{.*}}) -> (!llvm.struct<{{.*}}>, f32)
-// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// CHECK-NEXT: %[[BAR:.*]] = arith.constant 1 : i32
-// CHECK-NEXT: %[[BAR_THREADS:.*]] = arith.constant 128 : i32
-// CHECK-NEXT: nvvm.barrier id = %[[BAR]] number_of_threads = %[[BAR_THREADS]]
+// CHECK-NOT: nvvm.fence.proxy
+// CHECK-NOT: nvvm.barrier
+// CHECK-NOT: vector.store
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<1x64x64xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK-COUNT-4: gpu.shuffle  idx
+// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK-COUNT-3: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK-NOT: nvvm.fence.proxy
+// CHECK-NOT: nvvm.barrier
+// CHECK-NOT: vector.store
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[S]], <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
-// CHECK-COUNT-3: nvvm.wgmma.mma_async
+// CHECK: llvm.inline_asm has_side_effects "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {$128, $129, $130, $131}, $132, 1, 1, 1, 1;"
+// CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: arith.addf %[[R]], %{{.*}} : f32

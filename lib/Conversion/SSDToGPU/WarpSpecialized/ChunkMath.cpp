@@ -78,8 +78,8 @@ Value wgmmaKMajor(Emitter &e, Value d, int64_t n, int64_t steps,
   return d;
 }
 
-Value wgmmaChunkRegisterA(Emitter &e, Value d, ArrayRef<Value> aFrags,
-                          Value bRows, int64_t n) {
+Value wgmmaChunkRegisterAAsync(Emitter &e, Value d, ArrayRef<Value> aFrags,
+                               Value bRows, int64_t n) {
   NVVM::WgmmaFenceAlignedOp::create(e.b);
   Value descB = swizzledNMajorDescriptor(e, bRows, kPanelBytes);
   for (int64_t ks = 0; ks < kChunk / 16; ++ks)
@@ -87,6 +87,12 @@ Value wgmmaChunkRegisterA(Emitter &e, Value d, ArrayRef<Value> aFrags,
                        advanceDescriptor(e, descB, ks * 16 * 128), n,
                        e.b.getBF16Type(), /*bKMajor=*/false);
   NVVM::WgmmaGroupSyncAlignedOp::create(e.b);
+  return d;
+}
+
+Value wgmmaChunkRegisterA(Emitter &e, Value d, ArrayRef<Value> aFrags,
+                          Value bRows, int64_t n) {
+  d = wgmmaChunkRegisterAAsync(e, d, aFrags, bRows, n);
   NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
   return d;
 }

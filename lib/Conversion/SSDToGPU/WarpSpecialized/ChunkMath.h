@@ -152,6 +152,12 @@ Value wgmmaKMajor(Emitter &e, Value d, int64_t n, int64_t steps,
                   llvm::function_ref<Value(int64_t)> aAt,
                   llvm::function_ref<Value(int64_t)> bAt);
 
+/// wgmmaChunkRegisterA's commit group, not waited for: the fragments'
+/// registers must stay untouched until it retires.
+Value wgmmaChunkRegisterAAsync(Emitter &e, Value d,
+                               llvm::ArrayRef<Value> aFrags, Value bRows,
+                               int64_t n);
+
 /// `d` += A B as one commit group, waited for: A the chunk's four k16
 /// register fragments `aFrags` (K = 64 tokens), B the chunk's N-major
 /// swizzled rows at `bRows` (N = `n`, 64-wide panels a chunk apart).

@@ -197,6 +197,17 @@ public:
   /// t / 2, half t % 2 (four 16-byte pieces of the swizzled row).
   void scaleXInPlace(Value base, const ChunkDecays &toEnd, int64_t x);
 
+  /// x^T of the x panel at offset `x` of the stage at `base`, each token t
+  /// scaled by w_t = exp(gEnd - g_t) dt_t in f32 and rounded to bf16 once
+  /// (gEnd in `toEnd.gLast`), as wgmma's register A fragments of the k16
+  /// steps (M = 64: warp v of the warpgroup holds rows p = 16 v ..).
+  llvm::SmallVector<Value> scaledXTransposed(Value base, int64_t x,
+                                             const ChunkDecays &toEnd);
+
+  /// walkPieceState with (w x)^T as register A (scaledXTransposed): no
+  /// stores, proxy fence or warpgroup barrier in the chunk's chain.
+  void walkPieceStateRegisterA(StageRing &inputs, int64_t w);
+
   /// The piece-states kernel's state warpgroup: this block's piece walked
   /// from its last chunk to its first into S_piece = sum over its tokens s
   /// of exp(g_end - g_s) dt_s x_s^T B_s, g_end - g_s being the decay from
