@@ -51,10 +51,31 @@ void RoleBuilder::scaleXInPlace(Value base, const ChunkDecays &toEnd,
   scaleXRow(base, row, e.mul(half, 32), 4, w, x, x);
 }
 
+Value RoleBuilder::addChunkState(Value s, Value ringAt, Value base,
+                                 const ChunkDecays &toEnd, int64_t w) {
+  int64_t x = layout.x + w * kPanelBytes;
+  // (w x)^T from registers takes about 30 registers a thread more than from
+  // shared memory: a block of one head has them (150, no spill); four
+  // heads a block, held to 96 a thread at 544 threads, spilled and ran 60%
+  // slower.
+  if (blockHeads == 1) {
+    SmallVector<Value> frags = scaledXTransposed(base, x, toEnd);
+    Value bRows = e.add(ringAt, e.add(base, layout.b));
+    return wgmmaChunkRegisterAAsync(e, s, frags, bRows, kState);
+  }
+  scaleXInPlace(base, toEnd, x);
+  fenceSharedForAsyncProxy(e);
+  // Barrier 0 is the block's; warpgroup w's own is 1 + w.
+  warpgroupBarrier(e, 1 + w);
+
+  Value xRows = e.add(ringAt, e.add(base, x));
+  Value bRows = e.add(ringAt, e.add(base, layout.b));
+  return wgmmaChunkTransposedA(e, s, xRows, bRows, kState);
+}
+
 void RoleBuilder::walkPieceState(StageRing &inputs, int64_t w) {
   Value ofHead = headOf(w);
   HeadParams params = headParams(ofHead);
-  int64_t x = layout.x + w * kPanelBytes;
   Value ringAt = sharedAddress(ring);
   SmallVector<Value> end = e.forLoop(
       e.idx(0), chunkCount, e.idx(1),
@@ -65,14 +86,7 @@ void RoleBuilder::walkPieceState(StageRing &inputs, int64_t w) {
         ChunkDecays d = decays(chunkOf(i, /*reverse=*/true), base, params);
         ChunkDecays toEnd = d;
         toEnd.gLast = e.addf(d.gLast, cur[1]);
-        scaleXInPlace(base, toEnd, x);
-        fenceSharedForAsyncProxy(e);
-        // Barrier 0 is the block's; warpgroup w's own is 1 + w.
-        warpgroupBarrier(e, 1 + w);
-
-        Value xRows = e.add(ringAt, e.add(base, x));
-        Value bRows = e.add(ringAt, e.add(base, layout.b));
-        Value acc = wgmmaChunkTransposedA(e, cur[0], xRows, bRows, kState);
+        Value acc = addChunkState(cur[0], ringAt, base, toEnd, w);
         NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
         e.ifThen(e.lt(e.idx(0), i),
                  [&] { inputs.release(e.sub(i, e.idx(1))); });
@@ -139,39 +153,6 @@ SmallVector<Value> RoleBuilder::scaledXTransposed(Value base, int64_t x,
   return frags;
 }
 
-void RoleBuilder::walkPieceStateRegisterA(StageRing &inputs, int64_t w) {
-  Value ofHead = headOf(w);
-  HeadParams params = headParams(ofHead);
-  int64_t x = layout.x + w * kPanelBytes;
-  Value ringAt = sharedAddress(ring);
-  SmallVector<Value> end = e.forLoop(
-      e.idx(0), chunkCount, e.idx(1),
-      {wgmmaZeroAccumulators(e, kState), e.f32(0.0)},
-      [&](Value i, ValueRange cur) -> SmallVector<Value> {
-        inputs.waitFull(i);
-        Value base = stageBase(inputs.stage(i));
-        ChunkDecays d = decays(chunkOf(i, /*reverse=*/true), base, params);
-        ChunkDecays toEnd = d;
-        toEnd.gLast = e.addf(d.gLast, cur[1]);
-        SmallVector<Value> frags = scaledXTransposed(base, x, toEnd);
-        Value bRows = e.add(ringAt, e.add(base, layout.b));
-        Value acc = wgmmaChunkRegisterAAsync(e, cur[0], frags, bRows, kState);
-        NVVM::WgmmaWaitGroupSyncOp::create(e.b, 1);
-        e.ifThen(e.lt(e.idx(0), i),
-                 [&] { inputs.release(e.sub(i, e.idx(1))); });
-        return {acc, e.addf(cur[1], d.gLast)};
-      });
-  NVVM::WgmmaWaitGroupSyncOp::create(e.b, 0);
-  e.ifThen(e.lt(e.idx(0), chunkCount),
-           [&] { inputs.release(e.sub(chunkCount, e.idx(1))); });
-  storeStateFragments(wgmmaFragments(e, end[0], kState / 8), ops.pieceStates,
-                      {sequence, ofHead, piece});
-  Value first = e.eq(e.threadId(), e.idx(w * kGroupThreads));
-  e.ifThen(e.andi(first, e.eq(p0, e.idx(0))), [&] {
-    e.store(end[1], ops.pieceDecays, {sequence, ofHead, piece});
-  });
-}
-
 void RoleBuilder::emitPieceStates(KernelFunc &kernel) {
   blockHeads = shape.pieceHeads;
   int64_t stages = pieceStages(blockHeads);
@@ -191,16 +172,7 @@ void RoleBuilder::emitPieceStates(KernelFunc &kernel) {
   locateBlock();
   Value role = e.div(tid, e.idx(kGroupThreads));
   for (int64_t w = 0; w < blockHeads; ++w)
-    e.ifThen(e.eq(role, e.idx(w)), [&] {
-      // (w x)^T from registers takes about 30 registers a thread more than
-      // from shared memory: a block of one head has them (150, no spill);
-      // four heads a block, held to 96 a thread at 544 threads, spilled
-      // and ran 60% slower.
-      if (blockHeads == 1)
-        walkPieceStateRegisterA(inputs, w);
-      else
-        walkPieceState(inputs, w);
-    });
+    e.ifThen(e.eq(role, e.idx(w)), [&] { walkPieceState(inputs, w); });
   e.ifThen(e.eq(tid, e.idx(blockHeads * kGroupThreads)),
            [&] { produce(inputs, /*reverse=*/true); });
 }

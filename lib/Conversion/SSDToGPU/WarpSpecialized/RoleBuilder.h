@@ -204,19 +204,24 @@ public:
   llvm::SmallVector<Value> scaledXTransposed(Value base, int64_t x,
                                              const ChunkDecays &toEnd);
 
-  /// walkPieceState with (w x)^T as register A (scaledXTransposed): no
-  /// stores, proxy fence or warpgroup barrier in the chunk's chain.
-  void walkPieceStateRegisterA(StageRing &inputs, int64_t w);
+  /// `s` + (w x)^T B of the stage at `base` (bytes from the ring's address
+  /// `ringAt`) for warpgroup `w`'s head, one
+  /// wgmma group not waited for. One head a block: (w x)^T as register A
+  /// (scaledXTransposed), nothing stored; more: x scaled in place
+  /// (scaleXInPlace), fenced for the async proxy and met at the
+  /// warpgroup's barrier, then both operands from shared memory (x
+  /// M-major, B N-major).
+  Value addChunkState(Value s, Value ringAt, Value base,
+                      const ChunkDecays &toEnd, int64_t w);
 
   /// The piece-states kernel's state warpgroup: this block's piece walked
   /// from its last chunk to its first into S_piece = sum over its tokens s
   /// of exp(g_end - g_s) dt_s x_s^T B_s, g_end - g_s being the decay from
   /// s to the piece's end: R (the chunks after s's) + g_last - g_s. No
   /// term rescales the accumulator, so consecutive chunks' products may
-  /// run at once: each chunk's x is scaled in place in its stage, and
-  /// (w x)^T B runs with both operands in shared memory (x M-major, B
-  /// N-major) while the next chunk is scaled; the stage goes back once
-  /// the next chunk's products are issued and its own are done. Stores
+  /// run at once: a chunk's (w x)^T B (addChunkState) runs while the next
+  /// chunk is scaled; the stage goes back once the next chunk's products
+  /// are issued and its own are done. Stores
   /// the sum and the piece's decay R. Warpgroup `w` walks the block's head
   /// w, from its x panel.
   void walkPieceState(StageRing &inputs, int64_t w);
