@@ -205,12 +205,11 @@ public:
                                              const ChunkDecays &toEnd);
 
   /// `s` + (w x)^T B of the stage at `base` (bytes from the ring's address
-  /// `ringAt`) for warpgroup `w`'s head, one
-  /// wgmma group not waited for. One head a block: (w x)^T as register A
-  /// (scaledXTransposed), nothing stored; more: x scaled in place
-  /// (scaleXInPlace), fenced for the async proxy and met at the
-  /// warpgroup's barrier, then both operands from shared memory (x
-  /// M-major, B N-major).
+  /// `ringAt`) for warpgroup `w`'s head, one wgmma group not waited for.
+  /// One head a block: (w x)^T as register A (scaledXTransposed), nothing
+  /// stored; more: x scaled in place (scaleXInPlace), fenced for the async
+  /// proxy and met at the warpgroup's barrier, then both operands from
+  /// shared memory (x M-major, B N-major).
   Value addChunkState(Value s, Value ringAt, Value base,
                       const ChunkDecays &toEnd, int64_t w);
 
@@ -221,9 +220,8 @@ public:
   /// term rescales the accumulator, so consecutive chunks' products may
   /// run at once: a chunk's (w x)^T B (addChunkState) runs while the next
   /// chunk is scaled; the stage goes back once the next chunk's products
-  /// are issued and its own are done. Stores
-  /// the sum and the piece's decay R. Warpgroup `w` walks the block's head
-  /// w, from its x panel.
+  /// are issued and its own are done. Stores the sum and the piece's decay
+  /// R. Warpgroup `w` walks the block's head w, from its x panel.
   void walkPieceState(StageRing &inputs, int64_t w);
 
   /// The SSD kernel's roles (WarpSpecializedSSD.cpp) and the piece
